@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tw.c - the common half of every timer scheme: the pending flag, the count
+ * of pending entries and the work statistics live here, so each scheme file
+ * only links and unlinks.
+ */
+#include "tw.h"
+
+static const struct tw_ops *const tw_schemes[TW_NR_SCHEMES] = {
+	[TW_LIST]		= &tw_list_ops,
+	[TW_ORDERED]		= &tw_ordered_ops,
+	[TW_TREE]		= &tw_tree_ops,
+	[TW_SIMPLE]		= &tw_simple_ops,
+	[TW_HASHED_SORTED]	= &tw_hashed_sorted_ops,
+	[TW_HASHED]		= &tw_hashed_ops,
+	[TW_HIERARCHICAL]	= &tw_hierarchical_ops,
+	[TW_BSD]		= &tw_bsd_ops,
+	[TW_LAWN]		= &tw_lawn_ops,
+};
+
+const struct tw_ops *tw_ops_by_id(enum tw_scheme_id id)
+{
+	if (id <= 0 || id >= TW_NR_SCHEMES)
+		return NULL;
+	return tw_schemes[id];
+}
+
+const struct tw_ops *tw_ops_by_name(const char *name)
+{
+	int id;
+
+	for (id = 1; id < TW_NR_SCHEMES; id++)
+		if (tw_schemes[id] && !strcmp(tw_schemes[id]->name, name))
+			return tw_schemes[id];
+	return NULL;
+}
+
+int tw_init(struct tw_wheel *w, const struct tw_ops *ops,
+	    const struct tw_geometry *geo, u64 now)
+{
+	memset(w, 0, sizeof(*w));
+	w->ops = ops;
+	w->geo = *geo;
+	w->now = now;
+	return ops->init(w);
+}
+
+void tw_destroy(struct tw_wheel *w)
+{
+	WARN_ON_ONCE(w->nr_pending);
+	w->ops->destroy(w);
+	w->priv = NULL;
+}
+
+/**
+ * tw_insert() - START_TIMER: link @e, due at tick @expires
+ * @w:		the wheel
+ * @e:		an entry that is not pending
+ * @expires:	absolute tick; at or before w->now means "at the next tick"
+ *
+ * Return: 0, -EBUSY if @e is pending, or the scheme's -ERANGE/-ENOSPC.
+ */
+int tw_insert(struct tw_wheel *w, struct tw_entry *e, u64 expires)
+{
+	int ret;
+
+	if (WARN_ON_ONCE(tw_pending(e)))
+		return -EBUSY;
+	/* Late over early: what is already due fires on the next advance. */
+	e->expires = expires > w->now ? expires : w->now + 1;
+	ret = w->ops->insert(w, e);
+	if (ret)
+		return ret;
+	e->flags |= TW_PENDING;
+	w->nr_pending++;
+	w->stats.inserted++;
+	return 0;
+}
+
+/**
+ * tw_remove() - STOP_TIMER: unlink @e if it is pending
+ * @w:	the wheel @e was inserted into
+ * @e:	the entry
+ *
+ * Return: true if @e was pending and is now removed, false (a no-op) if not.
+ */
+bool tw_remove(struct tw_wheel *w, struct tw_entry *e)
+{
+	if (!tw_pending(e))
+		return false;
+	w->ops->remove(w, e);
+	e->flags &= ~TW_PENDING;
+	w->nr_pending--;
+	return true;
+}
+
+/**
+ * tw_advance() - PER_TICK: process every tick up to and including @now
+ * @w:		the wheel
+ * @now:	the tick to advance to; earlier than w->now is a no-op
+ * @expired:	list head that receives the due entries, linked by ->list
+ *
+ * Return: the number of entries moved onto @expired.
+ */
+u64 tw_advance(struct tw_wheel *w, u64 now, struct list_head *expired)
+{
+	struct tw_entry *e;
+	LIST_HEAD(due);
+	u64 n = 0, before = w->stats.examined;
+
+	if (now <= w->now)
+		return 0;
+	w->stats.advances++;
+	w->stats.ticks += now - w->now;
+	if (!w->nr_pending) {
+		w->now = now;
+		return 0;
+	}
+	w->ops->advance(w, now, &due);
+	w->now = now;
+	list_for_each_entry(e, &due, list) {
+		e->flags &= ~TW_PENDING;
+		n++;
+	}
+	w->nr_pending -= n;
+	w->stats.expired += n;
+	if (w->stats.examined - before > w->stats.max_examined)
+		w->stats.max_examined = w->stats.examined - before;
+	list_splice_tail(&due, expired);
+	return n;
+}
+
+/**
+ * tw_drain() - move every pending entry onto @out, whatever its expiry
+ * @w:		the wheel; it keeps its w->now and is empty afterwards
+ * @out:	receives the entries, linked by ->list, still holding ->expires
+ *
+ * Used to move the callouts of a CPU going offline to another wheel.
+ */
+void tw_drain(struct tw_wheel *w, struct list_head *out)
+{
+	struct tw_stats saved = w->stats;
+	u64 now = w->now;
+
+	tw_advance(w, TW_NEVER - 1, out);
+	w->stats = saved;
+	w->now = now;
+}
+
+u64 tw_next(struct tw_wheel *w)
+{
+	if (!w->nr_pending)
+		return TW_NEVER;
+	return w->ops->next(w);
+}
+
+int tw_check(struct tw_wheel *w)
+{
+	return w->ops->check(w);
+}

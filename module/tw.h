@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tw.h - the timer scheme interface of callout.
+ *
+ * Every timer data structure of Varghese & Lauck, "Hashed and Hierarchical
+ * Timing Wheels" (Schemes 1-7), the BSD calltodo list and the Timer Lawn sits
+ * behind this one interface, so the facility can drive any of them and the
+ * user-space tests can compare them against a reference.
+ *
+ * The vocabulary is the paper's, in absolute ticks:
+ *
+ *   START_TIMER  tw_insert(w, e, expires)   e is due at tick @expires
+ *   STOP_TIMER   tw_remove(w, e)            O(1) where the scheme allows
+ *   PER_TICK     tw_advance(w, now, list)   every entry due by @now is moved
+ *                                           onto @list (EXPIRY_PROCESSING is
+ *                                           the caller's)
+ *
+ * Entries are intrusive, as timer_list is: the scheme never allocates per
+ * entry. A scheme allocates its buckets once, in init.
+ *
+ * Contract, checked by the user-space differential test for every scheme:
+ *  - w->now is the last tick processed. tw_insert() with @expires <= w->now
+ *    makes the entry due at w->now + 1 (late over early: it fires on the next
+ *    advance).
+ *  - tw_advance(w, now, list) with now >= w->now collects exactly the entries
+ *    whose expiry is <= @now, leaves w->now == @now, and never collects an
+ *    entry early. Advanced one tick at a time, an entry is collected at the
+ *    advance to exactly its expiry tick.
+ *  - Advancing an empty wheel is O(1), whatever the distance.
+ *  - tw_next(w) returns a tick T > w->now such that no entry is due before T
+ *    (the next tick that can hold work: a wheel may answer with a busy slot
+ *    whose entries belong to a later round), or TW_NEVER when empty.
+ *  - tw_remove() of an entry that is not pending is a no-op returning false.
+ *  - A scheme's state is a function of w->now and its entries alone: an empty
+ *    wheel is valid at any w->now (tw_drain() and idle forwarding rely on it).
+ *
+ * Locking: none here. The caller serialises every call on one wheel.
+ */
+#ifndef CALLOUT_TW_H
+#define CALLOUT_TW_H
+
+#ifdef __KERNEL__
+#include <linux/bitmap.h>
+#include <linux/bug.h>
+#include <linux/errno.h>
+#include <linux/list.h>
+#include <linux/rbtree.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#else
+#include "tw_user.h"
+#endif
+
+#define TW_NEVER	U64_MAX
+
+/* Scheme identifiers: the paper's scheme numbers, and two more. */
+enum tw_scheme_id {
+	TW_LIST = 1,		/* Scheme 1: unordered list */
+	TW_ORDERED,		/* Scheme 2: ordered list */
+	TW_TREE,		/* Scheme 3: rbtree */
+	TW_SIMPLE,		/* Scheme 4: one slot per tick */
+	TW_HASHED_SORTED,	/* Scheme 5: hashed wheel, sorted slots */
+	TW_HASHED,		/* Scheme 6: hashed wheel, unsorted slots */
+	TW_HIERARCHICAL,	/* Scheme 7: hierarchical wheels */
+	TW_BSD,			/* BSD calltodo: differential sorted list */
+	TW_LAWN,		/* Timer Lawn: TTL -> FIFO queue */
+	TW_NR_SCHEMES
+};
+
+/* Entry flags, owned by tw.c. */
+#define TW_PENDING	0x1u
+
+/**
+ * struct tw_entry - one timer, embedded in its owner
+ * @list:	slot, list or queue linkage; also the link on the expired list
+ * @rb:		linkage of the tree scheme
+ * @expires:	absolute tick at which the entry is due
+ * @delta:	scheme-private (the bsd scheme's differential time)
+ * @idx:	scheme-private (slot or queue index, for O(1) bitmap upkeep)
+ * @flags:	TW_PENDING while the entry is in a wheel
+ */
+struct tw_entry {
+	union {
+		struct list_head list;
+		struct rb_node rb;
+	};
+	u64 expires;
+	u64 delta;
+	u32 idx;
+	u32 flags;
+};
+
+/**
+ * struct tw_geometry - the shape of a wheel, fixed at init
+ * @wheel_bits:	log2 of the slots of simple, hashed and hashed_sorted
+ *		(simple: MaxInterval = 1 << wheel_bits ticks)
+ * @levels:	levels of hierarchical
+ * @level_bits:	log2 of the slots per level of hierarchical
+ * @lawn_ttls:	most distinct TTLs (queues) of lawn
+ */
+struct tw_geometry {
+	u32 wheel_bits;
+	u32 levels;
+	u32 level_bits;
+	u32 lawn_ttls;
+};
+
+#define TW_DEFAULT_GEOMETRY {		\
+	.wheel_bits = 12,		\
+	.levels = 6,			\
+	.level_bits = 11,		\
+	.lawn_ttls = 4096,		\
+}
+
+/**
+ * struct tw_stats - work a scheme counts for itself
+ * @ticks:	ticks advanced over (including ticks jumped over)
+ * @advances:	calls of tw_advance()
+ * @examined:	entries looked at by tw_advance(), total
+ * @max_examined: most entries looked at by one tw_advance()
+ * @inserted:	entries inserted
+ * @insert_steps: list elements walked by inserts (ordered, bsd, sorted slots)
+ * @max_chain:	longest list walked by one insert or one slot visit
+ * @migrations:	entries moved between levels (hierarchical)
+ * @expired:	entries collected
+ */
+struct tw_stats {
+	u64 ticks;
+	u64 advances;
+	u64 examined;
+	u64 max_examined;
+	u64 inserted;
+	u64 insert_steps;
+	u64 max_chain;
+	u64 migrations;
+	u64 expired;
+};
+
+struct tw_wheel;
+
+/**
+ * struct tw_ops - one scheme
+ * @name:	the scheme's name, as the module parameter takes it
+ * @id:		its &enum tw_scheme_id
+ * @init:	allocate and set up; 0 or -EINVAL (bad geometry) or -ENOMEM
+ * @destroy:	free what init allocated; the wheel must be empty
+ * @insert:	link @e, due at @e->expires (> w->now); 0, or -ERANGE beyond
+ *		what the scheme can hold, or -ENOSPC (lawn out of queues)
+ * @remove:	unlink pending @e
+ * @advance:	move every entry due by @now onto @expired, set w->now = @now
+ * @next:	the next tick that can hold work, or TW_NEVER
+ * @check:	verify the scheme's invariants; 0 or -EUCLEAN
+ * @nr_slots:	number of slots (wheels only, else NULL)
+ * @slot_len:	entries in one slot (wheels only, else NULL)
+ *
+ * tw.c keeps TW_PENDING, nr_pending and the common stats; the ops only link.
+ */
+struct tw_ops {
+	const char *name;
+	enum tw_scheme_id id;
+	int (*init)(struct tw_wheel *w);
+	void (*destroy)(struct tw_wheel *w);
+	int (*insert)(struct tw_wheel *w, struct tw_entry *e);
+	void (*remove)(struct tw_wheel *w, struct tw_entry *e);
+	void (*advance)(struct tw_wheel *w, u64 now, struct list_head *expired);
+	u64 (*next)(struct tw_wheel *w);
+	int (*check)(struct tw_wheel *w);
+	u32 (*nr_slots)(struct tw_wheel *w);
+	u64 (*slot_len)(struct tw_wheel *w, u32 slot);
+};
+
+/**
+ * struct tw_wheel - one instance of a scheme
+ * @ops:	the scheme
+ * @geo:	its geometry
+ * @now:	last tick processed
+ * @nr_pending:	entries linked
+ * @stats:	work counted
+ * @priv:	the scheme's state, allocated by init
+ */
+struct tw_wheel {
+	const struct tw_ops *ops;
+	struct tw_geometry geo;
+	u64 now;
+	u64 nr_pending;
+	struct tw_stats stats;
+	void *priv;
+};
+
+extern const struct tw_ops tw_list_ops, tw_ordered_ops, tw_bsd_ops,
+	tw_tree_ops, tw_simple_ops, tw_hashed_sorted_ops, tw_hashed_ops,
+	tw_hierarchical_ops, tw_lawn_ops;
+
+const struct tw_ops *tw_ops_by_name(const char *name);
+const struct tw_ops *tw_ops_by_id(enum tw_scheme_id id);
+
+int tw_init(struct tw_wheel *w, const struct tw_ops *ops,
+	    const struct tw_geometry *geo, u64 now);
+void tw_destroy(struct tw_wheel *w);
+int tw_insert(struct tw_wheel *w, struct tw_entry *e, u64 expires);
+bool tw_remove(struct tw_wheel *w, struct tw_entry *e);
+u64 tw_advance(struct tw_wheel *w, u64 now, struct list_head *expired);
+void tw_drain(struct tw_wheel *w, struct list_head *out);
+u64 tw_next(struct tw_wheel *w);
+int tw_check(struct tw_wheel *w);
+
+static inline void tw_entry_init(struct tw_entry *e)
+{
+	INIT_LIST_HEAD(&e->list);
+	e->flags = 0;
+}
+
+static inline bool tw_pending(const struct tw_entry *e)
+{
+	return e->flags & TW_PENDING;
+}
+
+/* For the ops: record one list walk of @len elements. */
+static inline void tw_note_chain(struct tw_wheel *w, u64 len)
+{
+	if (len > w->stats.max_chain)
+		w->stats.max_chain = len;
+}
+
+#endif /* CALLOUT_TW_H */
