@@ -71,7 +71,7 @@ done
 
 # The kselftest framework and checkpatch ship only in linux-source.
 ksrc=$cache/linux-source-6.1
-if [ ! -f "$ksrc/scripts/checkpatch.pl" ]; then
+if [ ! -f "$ksrc/scripts/checkpatch.pl" ] || [ ! -f "$ksrc/tools/lib/find_bit.c" ]; then
 	echo "deps: extracting kselftest and checkpatch from linux-source-6.1"
 	mkdir -p "$cache"
 	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$cache" \
@@ -82,6 +82,7 @@ if [ ! -f "$ksrc/scripts/checkpatch.pl" ]; then
 		linux-source-6.1/tools/testing/selftests/kselftest \
 		linux-source-6.1/tools/include \
 		linux-source-6.1/tools/lib/rbtree.c \
+		linux-source-6.1/tools/lib \
 		linux-source-6.1/tools/arch/x86/include \
 		linux-source-6.1/scripts/checkpatch.pl \
 		linux-source-6.1/scripts/spelling.txt \
