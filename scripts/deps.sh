@@ -3,43 +3,119 @@
 #
 # Idempotent set-up from Debian's packages: kernel headers, a kernel image for
 # the test VM (unpacked with dpkg -x into a cache, skipping update-initramfs),
-# QEMU, busybox, the kselftest framework and checkpatch from linux-source.
+# QEMU, busybox, the kselftest framework, tools/include, tools/lib and
+# checkpatch from linux-source-6.1.
 #
-# Usage: scripts/deps.sh            install everything the project needs
-#        scripts/deps.sh --check    exit 0 if everything is already there
+# Usage: scripts/deps.sh [KVER]...          install everything the project
+#                                           needs, plus headers and a VM image
+#                                           for each KVER (default: the newest
+#                                           installed linux-headers-*-amd64)
+#        scripts/deps.sh --check [KVER]...  exit 0, silently, if all of that
+#                                           is already there (cheap: one
+#                                           dpkg-query and a few stats)
+#
+# CALLOUT_CACHE (default: <top>/.cache) is where the kernel images and the
+# files from linux-source go.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${CALLOUT_CACHE:-$top/.cache}
-stamp=$cache/deps.stamp
 
-need_pkgs=(qemu-system-x86 busybox-static cpio sparse xz-utils kmod
+need_pkgs=(qemu-system-x86 busybox-static cpio sparse xz-utils kmod rsync
 	   linux-headers-amd64 linux-source-6.1 make gcc libc6-dev
-	   valgrind clang libclang-rt-14-dev gnuplot-nox)
+	   valgrind clang libclang-rt-14-dev gnuplot-nox shellcheck)
 
-missing=()
-for p in "${need_pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing+=("$p")
-done
+# What we take from linux-source-6.1. Changing this list makes the next run
+# extract again: the stamp holds a hash of the list.
+ksrc_ver=6.1
+ksrc=$cache/linux-source-$ksrc_ver
+ksrc_files=(
+	tools/testing/selftests/kselftest.h
+	tools/testing/selftests/kselftest_harness.h
+	tools/testing/selftests/kselftest_module.h
+	tools/testing/selftests/lib.mk
+	tools/testing/selftests/run_kselftest.sh
+	tools/testing/selftests/kselftest
+	tools/include
+	tools/lib
+	tools/arch/x86/include
+	scripts/checkpatch.pl
+	scripts/spelling.txt
+	scripts/const_structs.checkpatch
+	scripts/kernel-doc
+)
+ksrc_stamp=$ksrc/.extracted
+ksrc_hash=$(printf '%s\n' "$ksrc_ver" "${ksrc_files[@]}" | md5sum | cut -d' ' -f1)
+
+missing_pkgs() {
+	# One dpkg-query for the lot; a package it does not know is missing too.
+	local installed
+	installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' \
+		"${need_pkgs[@]}" 2>/dev/null | awk '$2 == "installed" { print $1 }')
+	for p in "${need_pkgs[@]}"; do
+		grep -qx -- "$p" <<<"$installed" || echo "$p"
+	done
+}
 
 # The kernel image for the VM is the one matching the newest installed headers.
 newest_headers() {
-	ls -d /usr/src/linux-headers-*-amd64 2>/dev/null |
-		sed 's|/usr/src/linux-headers-||' | sort -V | tail -n 1
+	local d
+	for d in /usr/src/linux-headers-*-amd64; do
+		[ -d "$d" ] && echo "${d#/usr/src/linux-headers-}"
+	done | sort -V | tail -n 1
 }
 
-if [ "${1:-}" = --check ]; then
-	[ ${#missing[@]} -eq 0 ] && [ -f "$stamp" ] || exit 1
-	kver=$(newest_headers)
-	[ -n "$kver" ] && [ -f "$cache/kernels/$kver/vmlinuz" ]
+kvers=()
+check=
+for arg in "$@"; do
+	case $arg in
+	--check) check=1 ;;
+	-h|--help) sed -n '3,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-*) echo "deps: unknown option $arg" >&2; exit 2 ;;
+	*) kvers+=("$arg") ;;
+	esac
+done
+
+ready() {
+	local k
+	[ -z "$(missing_pkgs)" ] || return 1
+	[ "$(cat "$ksrc_stamp" 2>/dev/null)" = "$ksrc_hash" ] || return 1
+	if [ ${#kvers[@]} -eq 0 ]; then
+		k=$(newest_headers)
+		[ -n "$k" ] || return 1
+		set -- "$k"
+	else
+		set -- "${kvers[@]}"
+	fi
+	for k in "$@"; do
+		[ -d "/usr/src/linux-headers-$k" ] &&
+			[ -f "$cache/kernels/$k/vmlinuz" ] || return 1
+	done
+}
+
+if [ -n "$check" ]; then
+	ready
 	exit
 fi
 
+# Two engineers' builds may call us at once: one set-up at a time.
+mkdir -p "$cache"
+exec 9>"$cache/.deps.lock"
+flock 9
+ready && { echo "deps: ready (kernel ${kvers[*]:-$(newest_headers)})"; exit 0; }
+
 export DEBIAN_FRONTEND=noninteractive
+updated=
+apt_update() {
+	[ -n "$updated" ] && return 0
+	apt-get update -qq
+	updated=1
+}
+
+mapfile -t missing < <(missing_pkgs)
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: installing ${missing[*]}"
-	apt-get update -qq
+	apt_update
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
@@ -49,45 +125,34 @@ fetch_kernel() {
 	[ -f "$dir/vmlinuz" ] && return 0
 	echo "deps: unpacking linux-image-$kver for the VM"
 	tmp=$(mktemp -d)
-	(cd "$tmp" && apt-get download -qq "linux-image-$kver" 2>/dev/null ||
-		{ apt-get update -qq && apt-get download -qq "linux-image-$kver"; })
+	(cd "$tmp" && apt-get download -qq "linux-image-$kver" 2>/dev/null) || {
+		apt_update
+		(cd "$tmp" && apt-get download -qq "linux-image-$kver")
+	}
 	dpkg -x "$tmp"/linux-image-*.deb "$tmp/root"
 	mkdir -p "$dir"
-	cp "$tmp/root/boot/vmlinuz-$kver" "$dir/vmlinuz"
 	cp "$tmp/root/boot/config-$kver" "$dir/config"
+	cp "$tmp/root/boot/vmlinuz-$kver" "$dir/vmlinuz.tmp"
+	mv "$dir/vmlinuz.tmp" "$dir/vmlinuz"
 	rm -rf "$tmp"
 }
 
 # Extra kernels named on the command line (e.g. for the 6.12 matrix).
-kvers=("$@")
 [ ${#kvers[@]} -gt 0 ] || kvers=("$(newest_headers)")
 for kver in "${kvers[@]}"; do
 	[ -d "/usr/src/linux-headers-$kver" ] || {
 		echo "deps: installing linux-headers-$kver"
+		apt_update
 		apt-get install -y -qq --no-install-recommends "linux-headers-$kver" >/dev/null
 	}
 	fetch_kernel "$kver"
 done
 
-# The kselftest framework and checkpatch ship only in linux-source.
-ksrc=$cache/linux-source-6.1
-if [ ! -f "$ksrc/scripts/checkpatch.pl" ] || [ ! -f "$ksrc/tools/lib/find_bit.c" ]; then
-	echo "deps: extracting kselftest and checkpatch from linux-source-6.1"
-	mkdir -p "$cache"
-	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$cache" \
-		linux-source-6.1/tools/testing/selftests/kselftest.h \
-		linux-source-6.1/tools/testing/selftests/kselftest_harness.h \
-		linux-source-6.1/tools/testing/selftests/kselftest_module.h \
-		linux-source-6.1/tools/testing/selftests/lib.mk \
-		linux-source-6.1/tools/testing/selftests/kselftest \
-		linux-source-6.1/tools/include \
-		linux-source-6.1/tools/lib/rbtree.c \
-		linux-source-6.1/tools/lib \
-		linux-source-6.1/tools/arch/x86/include \
-		linux-source-6.1/scripts/checkpatch.pl \
-		linux-source-6.1/scripts/spelling.txt \
-		linux-source-6.1/scripts/const_structs.checkpatch \
-		linux-source-6.1/scripts/kernel-doc
+# The kselftest framework, tools/ and checkpatch ship only in linux-source.
+if [ "$(cat "$ksrc_stamp" 2>/dev/null)" != "$ksrc_hash" ]; then
+	echo "deps: extracting kselftest, tools/include, tools/lib and checkpatch from linux-source-$ksrc_ver"
+	tar -xJf "/usr/src/linux-source-$ksrc_ver.tar.xz" -C "$cache" \
+		"${ksrc_files[@]/#/linux-source-$ksrc_ver/}"
+	echo "$ksrc_hash" >"$ksrc_stamp"
 fi
-touch "$stamp"
-echo "deps: ready (kernel $(newest_headers))"
+echo "deps: ready (kernel ${kvers[*]})"
