@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# callout: build the module against an installed Debian kernel's headers and
+# test it in a QEMU VM. The module's objects are listed in Kbuild; this file
+# is the front door for people (make help).
+#
+#   make [KVER=6.1.0-xx-amd64]   build callout.ko (default: the newest
+#                                /usr/src/linux-headers-*-amd64, not uname -r)
+#   make check                   every test; ends with "N passed, N failed"
+#   make demo / make shell       the VM, scripted / interactive
+
+CALLOUT_CACHE ?= $(CURDIR)/.cache
+export CALLOUT_CACHE
+
+# Evaluated when used, so a fresh machine's first `make` sees the headers
+# that deps.sh has just installed.
+KVER ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
+		sed 's|^/usr/src/linux-headers-||' | sort -V | tail -n 1)
+# A kernel built from source can be used by linking its tree to
+# $(CALLOUT_CACHE)/kernels/<kver>/build beside its vmlinuz.
+KDIR ?= $(or $(wildcard $(CALLOUT_CACHE)/kernels/$(KVER)/build),/usr/src/linux-headers-$(KVER))
+
+# The kernel deps.sh and vm.sh are asked for: only one named by the user.
+user_kver := $(if $(filter command line environment,$(origin KVER)),$(KVER))
+
+DEPS := scripts/deps.sh
+ensure_deps = @$(DEPS) --check $(user_kver) || $(DEPS) $(user_kver)
+
+# Module parameters for the VM targets: make demo PARAMS='scheme=hashed'
+PARAMS ?=
+VM := CALLOUT_VM_NOBUILD=1 scripts/vm.sh
+VM_OPTS = $(if $(user_kver),--kernel $(user_kver)) $(if $(PARAMS),--params '$(PARAMS)')
+
+# kselftest collections: every selftests/<name>/Makefile.
+SELFTEST_DIRS := $(patsubst %/Makefile,%,$(wildcard selftests/*/Makefile))
+KSFT_SRC = $(CALLOUT_CACHE)/linux-source-6.1/tools/testing/selftests
+KSFT_INSTALL := $(CURDIR)/build/kselftest
+
+.PHONY: all modules selftests clean deps check demo shell vm lint help
+
+all: modules
+
+modules:
+	$(ensure_deps)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+# Build every collection and install it, runner and list included, the way
+# the kernel's selftests Makefile does: build/kselftest/run_kselftest.sh.
+selftests:
+	$(ensure_deps)
+	@rm -rf $(KSFT_INSTALL)
+	@mkdir -p $(KSFT_INSTALL)/kselftest
+	@install -m 755 $(KSFT_SRC)/run_kselftest.sh $(KSFT_INSTALL)/
+	@install -m 755 $(KSFT_SRC)/kselftest/runner.sh $(KSFT_SRC)/kselftest/module.sh \
+		$(KSFT_SRC)/kselftest/prefix.pl $(KSFT_INSTALL)/kselftest/
+	@set -e; for d in $(SELFTEST_DIRS); do \
+		c=$${d#selftests/}; \
+		$(MAKE) --no-print-directory -C $$d OUTPUT=$(CURDIR)/build/$$d; \
+		$(MAKE) --no-print-directory -s -C $$d OUTPUT=$(CURDIR)/build/$$d \
+			INSTALL_PATH=$(KSFT_INSTALL)/$$c install >/dev/null; \
+		$(MAKE) --no-print-directory -s -C $$d OUTPUT=$(CURDIR)/build/$$d \
+			COLLECTION=$$c emit_tests >>$(KSFT_INSTALL)/kselftest-list.txt; \
+	done
+
+deps:
+	$(DEPS) $(user_kver)
+
+check:
+	$(if $(user_kver),KVER=$(user_kver)) scripts/check.sh
+
+# A placeholder until the facility lands: boot, show the module loaded.
+DEMO := echo '== uname -r'; uname -r; \
+	echo '== lsmod'; lsmod; \
+	echo '== dmesg | grep callout'; dmesg | grep callout; \
+	echo '== ls -l /dev/callout'; ls -l /dev/callout; \
+	echo '== ls -l /sys/kernel/debug/callout/'; ls -l /sys/kernel/debug/callout/; \
+	echo '== /sys/module/callout/parameters/'; \
+	grep -H . /sys/module/callout/parameters/* 2>/dev/null || echo '(none)'
+
+demo: modules selftests
+	$(VM) run $(VM_OPTS) -- sh -c "$(DEMO)"
+
+shell: modules selftests
+	$(VM) shell $(VM_OPTS)
+
+# make vm CMD='dmesg | tail': one command in the VM
+CMD ?= dmesg
+vm: modules selftests
+	$(VM) run $(VM_OPTS) -- sh -c '$(CMD)'
+
+# Static checks of the sources: checkpatch --strict, shellcheck.
+lint:
+	$(ensure_deps)
+	$(CALLOUT_CACHE)/linux-source-6.1/scripts/checkpatch.pl --no-tree --strict \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -q \
+		-f $(sort $(wildcard module/*.[ch] include/*/*.h include/*/*/*.h))
+	shellcheck scripts/*.sh .ci/run
+
+clean:
+	@if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	rm -rf build
+
+help:
+	@sed -n '3,11s/^# \{0,1\}//p' Makefile
+	@echo 'Other targets: modules selftests deps vm CMD=... lint clean'
+	@echo 'Variables: KVER=<kver> PARAMS="k=v ..." CHECK_PARAMS="set1;set2"'
