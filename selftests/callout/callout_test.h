@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * callout_test.h - helpers shared by the callout kselftests.
+ *
+ * Include after kselftest_harness.h. The module is at $CALLOUT_KO and was
+ * loaded with $CALLOUT_PARAMS (both set by scripts/vm.sh in the test VM).
+ *
+ * The 6.1 harness runs a TEST_F body even after FIXTURE_SETUP called SKIP()
+ * (fixed upstream by 372b304c1e51), so every TEST_F body of a fixture that
+ * may skip starts with:
+ *
+ *	if (_metadata->skip)
+ *		return;
+ */
+#ifndef CALLOUT_TEST_H
+#define CALLOUT_TEST_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <linux/callout.h>
+
+#define CALLOUT_DEV		"/dev/callout"
+#define CALLOUT_MODULE		"callout"
+#define CALLOUT_SYSFS		"/sys/module/" CALLOUT_MODULE
+
+static inline bool callout_loaded(void)
+{
+	return access(CALLOUT_SYSFS "/refcnt", F_OK) == 0;
+}
+
+/* The first unsigned number in @path, or -1 with errno set. */
+static inline long long read_ull(const char *path)
+{
+	unsigned long long val;
+	FILE *f = fopen(path, "re");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "%llu", &val);
+	fclose(f);
+	if (n != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return val;
+}
+
+/* How many users hold the module: open files, mostly. -1 if not loaded. */
+static inline long long callout_refcnt(void)
+{
+	return read_ull(CALLOUT_SYSFS "/refcnt");
+}
+
+/* A "Name:   N kB" field of /proc/meminfo in kB, or -1. */
+static inline long long meminfo_kb(const char *name)
+{
+	char line[256];
+	size_t len = strlen(name);
+	long long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, name, len) && line[len] == ':') {
+			kb = strtoll(line + len + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return kb;
+}
+
+/* Open files of this process (counting the one that reads the list), or -1. */
+static inline int count_open_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *d;
+	int n = 0;
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)))
+		n += d->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+/* Where callout.ko is in the guest. */
+static inline const char *callout_ko_path(void)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv("CALLOUT_KO");
+	struct utsname u;
+
+	if (env && *env)
+		return env;
+	if (uname(&u))
+		return NULL;
+	snprintf(path, sizeof(path), "/lib/modules/%s/extra/callout.ko",
+		 u.release);
+	return path;
+}
+
+/* insmod callout.ko $CALLOUT_PARAMS: 0 or -errno. */
+static inline int callout_load(void)
+{
+	const char *params = getenv("CALLOUT_PARAMS");
+	const char *ko = callout_ko_path();
+	int fd, ret;
+
+	fd = ko ? open(ko, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params ? params : "", 0);
+	ret = ret ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* rmmod callout, never waiting: 0 or -errno (-EAGAIN while in use). */
+static inline int callout_unload(void)
+{
+	return syscall(SYS_delete_module, CALLOUT_MODULE, O_NONBLOCK) ? -errno : 0;
+}
+
+#endif /* CALLOUT_TEST_H */
