@@ -131,7 +131,7 @@ TEST_F(dev, unknown_ioctl)
 	if (_metadata->skip)
 		return;
 
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		errno = 0;
 		EXPECT_EQ(-1, ioctl(self->fd, cmds[i].cmd, buf)) {
 			TH_LOG("ioctl %s succeeded", cmds[i].name);

@@ -1,0 +1,286 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh - what `make check` runs: build everything, run the user-space
+# suites, boot the test VM once per module parameter set and run the
+# kselftests there, then print one last line, exactly
+#
+#	N passed, N failed
+#
+# counting individual test cases over all suites (TAP "ok"/"not ok" lines;
+# a program's subtests are counted instead of the program's own line). A step
+# that fails without a failing test case (the build, a crashed VM, a test
+# program that dies after its last "ok") counts as one failed case, so the
+# exit status is non-zero exactly when N failed is not 0.
+#
+# Environment:
+#   CHECK_PARAMS       module parameter sets for the VM suite, separated by
+#                      ';', one boot each; '' is the module's defaults.
+#                      e.g. CHECK_PARAMS='scheme=hashed;scheme=hierarchical'
+#   CHECK_VM_SELFTEST  0 skips the two boots that prove vm.sh notices a
+#                      failing command and a kernel WARNING (default 1)
+#   KVER               the kernel to build for and boot (default: newest)
+#   CALLOUT_VM_*       passed on to scripts/vm.sh
+set -euo pipefail
+
+# The parameter sets the VM suite runs with, one boot each.
+default_params=''
+params_list=${CHECK_PARAMS-$default_params}
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache=${CALLOUT_CACHE:-$top/.cache}
+export CALLOUT_CACHE=$cache
+logs=$top/build/check
+cd "$top"
+
+passed=0 failed=0 skipped=0
+summary=()
+
+# tap_count FILE: "PASSED FAILED SKIPPED" over the test cases in a TAP log.
+# A result line may be nested under "# " (kselftest runner) or four spaces
+# (TAP 14 subtests); a result with results nested above it is a program: its
+# subtests count, plus one failure if it failed while none of them did.
+tap_count() {
+	awk '
+	function strip(s) {
+		depth = 0
+		for (;;) {
+			if (substr(s, 1, 2) == "# ") { s = substr(s, 3); depth++ }
+			else if (substr(s, 1, 4) == "    ") { s = substr(s, 5); depth++ }
+			else return s
+		}
+	}
+	{
+		sub(/\r$/, "")
+		line = strip($0)
+		if (line !~ /^(not )?ok( |$)/)
+			next
+		d = depth
+		notok = line ~ /^not ok/
+		skip = line ~ /# *([Ss][Kk][Ii][Pp]|TODO)/
+		cp = cf = cs = 0
+		for (k = d + 1; k <= maxd; k++) {
+			cp += P[k]; cf += F[k]; cs += S[k]
+			P[k] = F[k] = S[k] = 0
+		}
+		if (d > maxd)
+			maxd = d
+		if (cp + cf + cs == 0) {
+			if (skip) S[d]++
+			else if (notok) F[d]++
+			else P[d]++
+		} else {
+			P[d] += cp; F[d] += cf; S[d] += cs
+			if (notok && !skip && cf == 0)
+				F[d]++
+		}
+	}
+	END {
+		for (k = 0; k <= maxd; k++) { p += P[k]; f += F[k]; s += S[k] }
+		print p + 0, f + 0, s + 0
+	}' "$1"
+}
+
+# account NAME LOG [EXTRA_FAILURE_REASON]: add a suite's cases to the totals.
+account() {
+	local name=$1 log=$2 why=${3:-} p f s
+	read -r p f s < <(tap_count "$log")
+	if [ $((p + f + s)) -eq 0 ] && [ -z "$why" ]; then
+		why="no test results"
+	fi
+	if [ -n "$why" ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	summary+=("# $name: $p passed, $f failed, $s skipped${why:+ ($why)}")
+}
+
+# step NAME CMD...: run CMD with its output on the terminal and in a log.
+step() {
+	local name=$1 rc=0
+	shift
+	echo "# === $name: $*"
+	{ "$@" 2>&1 || rc=$?; echo "$rc" >"$logs/$name.rc"; } | tee "$logs/$name.log"
+	return "$(cat "$logs/$name.rc")"
+}
+
+build() {
+	"$top/scripts/deps.sh" --check ${KVER:+"$KVER"} ||
+		"$top/scripts/deps.sh" ${KVER:+"$KVER"}
+	flock "$top/build/.lock" make --no-print-directory ${KVER:+KVER="$KVER"} modules selftests
+}
+
+# vm_fn FUNCTION ARG...: call one of vm.sh's functions.
+vm_fn() {
+	bash -c 'source "$1" && shift && "$@"' vm_fn "$top/scripts/vm.sh" "$@"
+}
+
+# The check scripts' own suite: shellcheck, and vm.sh's splat scanner and
+# taint decoder on canned kernel log lines.
+self_suite() {
+	local n=0 f sh=(scripts/*.sh .ci/run) canned
+	local bad=(
+		'[    2.733510] WARNING: CPU: 0 PID: 100 at x.c:5 f+0x5/0x10 [m]'
+		'[   12.000001] BUG: scheduling while atomic: insmod/100/0x00000002'
+		'[    1.000000] BUG: kernel NULL pointer dereference, address: 0000000000000008'
+		'[    1.000000] Oops: 0002 [#1] PREEMPT SMP NOPTI'
+		'[    1.000000] BUG: KASAN: slab-use-after-free in callout_stop+0x1/0x2'
+		'[    1.000000] UBSAN: shift-out-of-bounds in module/tw.c:12:3'
+		'[    1.000000] WARNING: possible circular locking dependency detected'
+		'[  130.000000] INFO: task kworker/0:1:12 blocked for more than 120 seconds.'
+		'[   30.000000] rcu: INFO: rcu_preempt self-detected stall on CPU'
+		'[   30.000000] watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [a:1]'
+		'[    5.000000] BUG: sleeping function called from invalid context at x.c:1'
+	)
+	local good=(
+		'[    2.866950] callout: loading out-of-tree module taints kernel.'
+		'[    0.541762] mtrr: your CPUs had inconsistent fixed MTRR settings'
+		'WARNING: a test printing this is not the kernel'
+		'# ok 1 dev.BUG_on_purpose'
+	)
+	echo "TAP version 13"
+	if command -v shellcheck >/dev/null; then
+		for f in "${sh[@]}"; do
+			n=$((n + 1))
+			if shellcheck "$f"; then
+				echo "ok $n shellcheck $f"
+			else
+				echo "not ok $n shellcheck $f"
+			fi
+		done
+	else
+		n=$((n + 1))
+		echo "ok $n shellcheck # SKIP shellcheck is not installed"
+	fi
+	canned=$logs/canned.log
+	for f in "${bad[@]}"; do
+		n=$((n + 1))
+		printf '%s\n' "${good[@]}" "$f" >"$canned"
+		if vm_fn scan_log "$canned" >/dev/null; then
+			echo "not ok $n vm.sh scan_log misses: $f"
+		else
+			echo "ok $n vm.sh scan_log catches: ${f#*] }"
+		fi
+	done
+	n=$((n + 1))
+	printf '%s\n' "${good[@]}" >"$canned"
+	if vm_fn scan_log "$canned" >/dev/null; then
+		echo "ok $n vm.sh scan_log passes a clean log"
+	else
+		echo "not ok $n vm.sh scan_log flags a clean log"
+	fi
+	n=$((n + 1))
+	if [ "$(vm_fn taint_problems 12288)" = "" ] &&
+	   [ "$(vm_fn taint_problems 12800)" = "W(warning)" ]; then
+		echo "ok $n vm.sh taint_problems: O+E pass, W fails"
+	else
+		echo "not ok $n vm.sh taint_problems"
+	fi
+	n=$((n + 1))
+	printf '%s\n' 'TAP version 13' '1..3' '# selftests: callout: a' \
+		'# ok 1 a.x' '# not ok 2 a.y' '# ok 3 a.z # SKIP why' \
+		'not ok 1 selftests: callout: a # exit=1' \
+		'# selftests: callout: b' '# ok 1 b.x' \
+		'not ok 2 selftests: callout: b # exit=139' \
+		'# #            OK  c.x' 'ok 3 selftests: callout: c' >"$canned"
+	if [ "$(tap_count "$canned")" = "3 2 1" ]; then
+		echo "ok $n check.sh counts nested TAP: cases once, a crash as a failure"
+	else
+		echo "not ok $n check.sh counts nested TAP as '$(tap_count "$canned")', want '3 2 1'"
+	fi
+	echo "1..$n"
+}
+
+vm_opts=()
+[ -n "${KVER:-}" ] && vm_opts+=(--kernel "$KVER")
+
+# Two boots that must fail, to prove a failure in the VM fails the run.
+vm_selftest() {
+	local kver kdir tmp rc=0 n=1
+	kver=${KVER:-$(vm_fn newest_kver)}
+	kdir=$cache/kernels/$kver/build
+	[ -d "$kdir" ] || kdir=/usr/src/linux-headers-$kver
+	tmp=$(mktemp -d)
+	cat >"$tmp/warn_on_load.c" <<-'EOF'
+	// SPDX-License-Identifier: GPL-2.0
+	#include <linux/module.h>
+	static int __init warn_on_load_init(void)
+	{
+		WARN_ON(1);
+		return 0;
+	}
+	module_init(warn_on_load_init);
+	MODULE_LICENSE("GPL");
+	EOF
+	echo 'obj-m := warn_on_load.o' >"$tmp/Kbuild"
+
+	echo "TAP version 13"
+	echo "1..2"
+	CALLOUT_VM_NOBUILD=1 scripts/vm.sh run "${vm_opts[@]}" -- false \
+		>"$logs/vm-false.log" 2>&1 || rc=$?
+	if [ "$rc" -eq 1 ]; then
+		echo "ok $n vm.sh run -- false exits 1"
+	else
+		echo "not ok $n vm.sh run -- false exits $rc, want 1"
+	fi
+	n=$((n + 1)) rc=0
+	if ! make -s -C "$kdir" M="$tmp" modules >"$logs/vm-warn-build.log" 2>&1; then
+		echo "not ok $n vm.sh catches a WARNING # cannot build the module"
+	else
+		CALLOUT_VM_NOBUILD=1 scripts/vm.sh run "${vm_opts[@]}" \
+			--add "$tmp/warn_on_load.ko" -- insmod /add/warn_on_load.ko \
+			>"$logs/vm-warn.log" 2>&1 || rc=$?
+		if [ "$rc" -eq 125 ] && grep -q 'kernel splat: .*WARNING' "$logs/vm-warn.log"; then
+			echo "ok $n vm.sh catches a WARNING in a module"
+		else
+			echo "not ok $n vm.sh run with a WARNing module exits $rc, want 125 and the line"
+		fi
+	fi
+	rm -rf "$tmp"
+}
+
+main() {
+	local start=$SECONDS rc p i=0 name
+	mkdir -p "$logs"
+
+	if ! step build build; then
+		account build "$logs/build.log" "the build failed"
+		printf '%s\n' "${summary[@]}"
+		echo "$passed passed, $failed failed"
+		exit 1
+	fi
+
+	step self self_suite || true
+	account "check scripts" "$logs/self.log"
+
+	if [ -f tools/core/Makefile ]; then
+		rc=0
+		step core make --no-print-directory -C tools/core check || rc=$?
+		account "tools/core" "$logs/core.log" \
+			"$([ "$rc" -eq 0 ] || echo "make -C tools/core check exited $rc")"
+	fi
+
+	IFS=';' read -r -a sets <<<"$params_list"
+	[ ${#sets[@]} -gt 0 ] || sets=('')
+	for p in "${sets[@]}"; do
+		i=$((i + 1)) rc=0
+		name="vm$i"
+		step "$name" env CALLOUT_VM_NOBUILD=1 scripts/vm.sh run "${vm_opts[@]}" \
+			--params "$p" -- sh -c '/kselftest/run_kselftest.sh; exit 0' || rc=$?
+		account "kselftests in the VM${p:+ ($p)}" "$logs/$name.log" \
+			"$([ "$rc" -eq 0 ] || echo "vm.sh exited $rc")"
+	done
+
+	if [ "${CHECK_VM_SELFTEST:-1}" != 0 ]; then
+		step vmself vm_selftest || true
+		account "vm.sh failure detection" "$logs/vmself.log"
+	fi
+
+	echo "# ===================="
+	printf '%s\n' "${summary[@]}"
+	echo "# $skipped skipped; $((SECONDS - start)) s; logs in ${logs#"$top"/}/"
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
+main "$@"
