@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tw_slots.h - the slot array of a timing wheel and its occupancy bitmap,
+ * shared by the wheels: simple, hashed_sorted, hashed and hierarchical.
+ *
+ * Varghese & Lauck, Appendix A ("Hardware assist"), proposes a counter chip
+ * that steps through the timer arrays and interrupts the host only at a
+ * "busy" slot: the host marks slot X busy when it links a timer into the
+ * empty queue of X, and clears the mark when it unlinks the last one. Here
+ * the chip is a bitmap beside the slots: bit i is set iff slot i's list is
+ * non-empty. Every link and unlink keeps it (entry->idx names the slot, so
+ * an unlink finds its bit in O(1)), and find_next_bit() steps over
+ * BITS_PER_LONG empty slots per word, so an empty slot costs a bit and the
+ * next busy slot (the next tick that can hold work) is a bitmap scan.
+ *
+ * Slot lists are FIFO: entries are linked at the tail, so among entries due
+ * at the same tick the first inserted is the first collected.
+ */
+#ifndef CALLOUT_TW_SLOTS_H
+#define CALLOUT_TW_SLOTS_H
+
+#include "tw.h"
+
+/**
+ * struct tw_slots - the slot lists of a wheel and their busy bitmap
+ * @head:	@nr list heads, one per slot
+ * @busy:	bit i set iff @head[i] is non-empty
+ * @nr:		number of slots
+ *
+ * Locked by the caller of the tw_ops, as the wheel is.
+ */
+struct tw_slots {
+	struct list_head *head;
+	unsigned long *busy;
+	u32 nr;
+};
+
+static inline void tw_slots_free(struct tw_slots *s)
+{
+	kvfree(s->busy);
+	kvfree(s->head);
+	s->busy = NULL;
+	s->head = NULL;
+	s->nr = 0;
+}
+
+/* Allocate @nr empty slots and a clear bitmap: 0 or -ENOMEM. */
+static inline int tw_slots_alloc(struct tw_slots *s, u32 nr)
+{
+	u32 i;
+
+	s->head = kvcalloc(nr, sizeof(*s->head), GFP_KERNEL);
+	s->busy = kvcalloc(BITS_TO_LONGS(nr), sizeof(*s->busy), GFP_KERNEL);
+	if (!s->head || !s->busy) {
+		tw_slots_free(s);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++)
+		INIT_LIST_HEAD(&s->head[i]);
+	s->nr = nr;
+	return 0;
+}
+
+/* Link @e at the tail of slot @idx and mark the slot busy. */
+static inline void tw_slots_enqueue(struct tw_slots *s, struct tw_entry *e,
+				    u32 idx)
+{
+	e->idx = idx;
+	list_add_tail(&e->list, &s->head[idx]);
+	__set_bit(idx, s->busy);
+}
+
+/* Clear the busy bit of slot @idx if its list has become empty. */
+static inline void tw_slots_settle(struct tw_slots *s, u32 idx)
+{
+	if (list_empty(&s->head[idx]))
+		__clear_bit(idx, s->busy);
+}
+
+/* Unlink @e from the slot it is in, in O(1) thanks to @e->idx. */
+static inline void tw_slots_detach(struct tw_slots *s, struct tw_entry *e)
+{
+	list_del(&e->list);
+	tw_slots_settle(s, e->idx);
+}
+
+/* The first busy slot in [@from, @to), or @to if there is none. */
+static inline u32 tw_slots_find(const struct tw_slots *s, u32 from, u32 to)
+{
+	return find_next_bit(s->busy, to, from);
+}
+
+/* Entries in slot @idx (a walk: for the debugfs view and the checks). */
+static inline u64 tw_slots_len(const struct tw_slots *s, u32 idx)
+{
+	const struct list_head *pos;
+	u64 len = 0;
+
+	if (idx >= s->nr)
+		return 0;
+	list_for_each(pos, &s->head[idx])
+		len++;
+	return len;
+}
+
+/**
+ * tw_slots_check() - the invariants every wheel shares
+ * @s:		the slots
+ * @w:		their wheel
+ * @placed:	the scheme's rule: true iff @e belongs in slot @idx
+ *
+ * Checks that each slot's busy bit is set iff the slot is non-empty, that
+ * every entry is pending, due after w->now, knows its slot (@e->idx) and is
+ * in the slot @placed says, and that the entries add up to w->nr_pending.
+ *
+ * Return: 0, or -EUCLEAN (with the first broken invariant logged).
+ */
+static inline int tw_slots_check(const struct tw_slots *s, struct tw_wheel *w,
+				 bool (*placed)(struct tw_wheel *w,
+						const struct tw_entry *e,
+						u32 idx))
+{
+	const struct tw_entry *e;
+	u64 count = 0;
+	u32 idx;
+
+	for (idx = 0; idx < s->nr; idx++) {
+		if (test_bit(idx, s->busy) == list_empty(&s->head[idx])) {
+			pr_err("%s: slot %u: busy bit %d but list %s\n",
+			       w->ops->name, idx, !!test_bit(idx, s->busy),
+			       list_empty(&s->head[idx]) ? "empty" : "busy");
+			return -EUCLEAN;
+		}
+		list_for_each_entry(e, &s->head[idx], list) {
+			if (e->idx != idx || !(e->flags & TW_PENDING) ||
+			    e->expires <= w->now || !placed(w, e, idx)) {
+				pr_err("%s: slot %u: entry idx %u flags %#x expires %llu misplaced at now %llu\n",
+				       w->ops->name, idx, e->idx, e->flags,
+				       (unsigned long long)e->expires,
+				       (unsigned long long)w->now);
+				return -EUCLEAN;
+			}
+			count++;
+		}
+	}
+	if (count != w->nr_pending) {
+		pr_err("%s: %llu entries in the slots, %llu pending\n",
+		       w->ops->name, (unsigned long long)count,
+		       (unsigned long long)w->nr_pending);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+#endif /* CALLOUT_TW_SLOTS_H */
