@@ -68,25 +68,31 @@ enum tw_scheme_id {
 	TW_NR_SCHEMES
 };
 
-/* Entry flags, owned by tw.c. */
+/* Entry flags: TW_PENDING is tw.c's, TW_OWNER_FLAGS the owner's. */
 #define TW_PENDING	0x1u
+#define TW_OWNER_FLAGS	0xffffff00u
 
 /**
  * struct tw_entry - one timer, embedded in its owner
  * @list:	slot, list or queue linkage; also the link on the expired list
  * @rb:		linkage of the tree scheme
  * @expires:	absolute tick at which the entry is due
- * @delta:	scheme-private (the bsd scheme's differential time)
+ * @delta:	scheme-private (the bsd scheme's differential time); shares the
+ *		rb_node's space, so an entry stays 40 bytes
  * @idx:	scheme-private (slot or queue index, for O(1) bitmap upkeep)
- * @flags:	TW_PENDING while the entry is in a wheel
+ * @flags:	TW_PENDING while the entry is in a wheel; the bits of
+ *		TW_OWNER_FLAGS belong to the entry's owner, tw.c never touches them
  */
 struct tw_entry {
 	union {
 		struct list_head list;
 		struct rb_node rb;
+		struct {
+			struct list_head __dlist;	/* aliases @list */
+			u64 delta;
+		};
 	};
 	u64 expires;
-	u64 delta;
 	u32 idx;
 	u32 flags;
 };

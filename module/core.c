@@ -1,0 +1,696 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * core.c - per-CPU callout bases advanced by an hrtimer tick, and the
+ * in-kernel API.
+ *
+ * Each CPU has a base: a wheel of the chosen scheme (tw.h), a spinlock and a
+ * pinned soft hrtimer. A callout is armed on the base of the CPU that sets it.
+ * The hrtimer is armed only while the wheel holds work, for the next tick
+ * that can hold work (tickless): a CPU with nothing pending takes no timer
+ * interrupts from callout.
+ *
+ * Time: tick t covers [t * tick_ns, (t + 1) * tick_ns) of CLOCK_MONOTONIC. A
+ * callout due at expires_ns is filed at tick ceil(expires_ns / tick_ns), and
+ * the hrtimer for tick t fires at t * tick_ns, so no callout fires before its
+ * time (late over early). Each run advances the wheel to the tick ktime says
+ * it is, so a late run catches up in one pass and nothing drifts.
+ *
+ * A run collects the due callouts onto base->expired under the lock, then
+ * runs their funcs one at a time with the lock dropped, at most
+ * CALLOUT_RUN_BUDGET a run; a longer backlog re-arms the hrtimer at once so a
+ * burst cannot hog the CPU.
+ *
+ * Locking: base->lock (irqsave) protects the base and the state of every
+ * callout on it. A callout moving between bases has c->base == NULL for the
+ * moment it belongs to neither, and lock_base() waits for it to land, as
+ * timer.c does with TIMER_MIGRATING.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpuhotplug.h>
+#include <linux/export.h>
+#include <linux/math64.h>
+#include <linux/preempt.h>
+#include <linux/rhashtable.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+#define CALLOUT_RUN_BUDGET	1024
+
+struct callout_base __percpu *callout_bases;
+const struct tw_ops *callout_ops;
+static enum cpuhp_state callout_hp_state;
+
+u64 callout_now_ns(void)
+{
+	return ktime_get_ns();
+}
+
+/**
+ * callout_tick_ns() - the length of one tick of the facility
+ *
+ * Return: nanoseconds per tick, the tick_ns module parameter.
+ */
+u64 callout_tick_ns(void)
+{
+	return callout_tick_ns_param;
+}
+EXPORT_SYMBOL_NS_GPL(callout_tick_ns, CALLOUT);
+
+/*
+ * The longest timeout any caller may ask for: now + timeout must not wrap,
+ * and Scheme 4 holds no more than its MaxInterval.
+ */
+u64 callout_max_timeout_ns(void)
+{
+	u64 max = KTIME_MAX / 4;
+
+	if (callout_ops->id == TW_SIMPLE)
+		max = min_t(u64, max, ((1ULL << callout_wheel_bits) - 1) *
+			    callout_tick_ns_param);
+	return max;
+}
+
+static u64 ns_to_tick_up(u64 ns)
+{
+	return div64_u64(ns + callout_tick_ns_param - 1, callout_tick_ns_param);
+}
+
+static struct callout_base *lock_base(struct callout *c, unsigned long *flags)
+	__acquires(&base->lock)
+{
+	for (;;) {
+		struct callout_base *base = READ_ONCE(c->base);
+
+		if (likely(base)) {
+			spin_lock_irqsave(&base->lock, *flags);
+			if (likely(base == c->base))
+				return base;
+			spin_unlock_irqrestore(&base->lock, *flags);
+		}
+		cpu_relax();
+	}
+}
+
+/* Arm the base's hrtimer for @tick unless it is already armed earlier. */
+static void __arm_base(struct callout_base *base, u64 tick)
+{
+	u64 ns;
+
+	lockdep_assert_held(&base->lock);
+	if (tick >= base->timer_tick)
+		return;
+	base->timer_tick = tick;
+	ns = tick < div64_u64(KTIME_MAX, callout_tick_ns_param) ?
+		tick * callout_tick_ns_param : KTIME_MAX;
+	hrtimer_start(&base->timer, ns_to_ktime(ns),
+		      HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+/* Take @c off its base. Return: true if it was pending (not yet started). */
+static bool __detach(struct callout_base *base, struct callout *c)
+{
+	lockdep_assert_held(&base->lock);
+	if (tw_remove(&base->wheel, &c->entry))
+		return true;
+	if (c->entry.flags & CALLOUT_EXPIRING) {
+		list_del_init(&c->entry.list);
+		c->entry.flags &= ~CALLOUT_EXPIRING;
+		return true;
+	}
+	return false;
+}
+
+/* File @c at @tick on @base, which must be online. */
+static int __enqueue(struct callout_base *base, struct callout *c, u64 tick)
+{
+	int ret;
+
+	lockdep_assert_held(&base->lock);
+	/* An idle wheel moves to the present, so it files from now. */
+	if (!base->wheel.nr_pending)
+		tw_advance(&base->wheel, div64_u64(callout_now_ns(),
+						   callout_tick_ns_param), NULL);
+	ret = tw_insert(&base->wheel, &c->entry, tick);
+	if (ret)
+		return ret;
+	base->stats.set++;
+	__arm_base(base, c->entry.expires);
+	return 0;
+}
+
+/**
+ * callout_init() - prepare a callout for first use
+ * @c: the callout
+ *
+ * Context: any.
+ */
+void callout_init(struct callout *c)
+{
+	tw_entry_init(&c->entry);
+	c->func = NULL;
+	c->arg = NULL;
+	c->base = raw_cpu_ptr(callout_bases);
+}
+EXPORT_SYMBOL_NS_GPL(callout_init, CALLOUT);
+
+/*
+ * callout_set_ns() - arm @c to run @func(@arg) at @expires_ns (CLOCK_MONOTONIC)
+ *
+ * Return: 1 if @c was pending (it is re-armed), 0 if not, -EINVAL for a NULL
+ * @func, or the scheme's -ERANGE/-ENOSPC (then @c is no longer pending).
+ */
+int callout_set_ns(struct callout *c, u64 expires_ns, callout_func_t func,
+		   void *arg)
+{
+	struct callout_base *base, *new;
+	unsigned long flags;
+	bool was;
+	int ret;
+
+	if (WARN_ON_ONCE(!func))
+		return -EINVAL;
+	base = lock_base(c, &flags);
+	was = __detach(base, c);
+
+	/*
+	 * Arm on this CPU. A callout whose func runs now stays where it is,
+	 * so callout_unset_sync() finds it on the base that runs it.
+	 */
+	new = raw_cpu_ptr(callout_bases);
+	if (base != new && (base->running != c || !base->online)) {
+		WRITE_ONCE(c->base, NULL);
+		spin_unlock(&base->lock);
+		base = new;
+		spin_lock(&base->lock);
+		WRITE_ONCE(c->base, base);
+	}
+	c->func = func;
+	c->arg = arg;
+	ret = __enqueue(base, c, ns_to_tick_up(expires_ns));
+	spin_unlock_irqrestore(&base->lock, flags);
+	return ret ? ret : was;
+}
+
+/**
+ * callout_set() - arm a callout @ticks ticks from now (setcallout)
+ * @c:		an initialised callout, pending or not
+ * @ticks:	ticks of callout_tick_ns() from now; it fires at the first tick
+ *		boundary at or after now + @ticks * tick_ns, never earlier
+ * @func:	run at expiry in softirq context (it must not sleep); it may
+ *		set @c again
+ * @arg:	passed to @func
+ *
+ * A pending callout is re-armed. It is armed on the calling CPU's base.
+ *
+ * Context: any; takes the base lock with interrupts off.
+ * Return:
+ * * 1       - @c was pending and is re-armed
+ * * 0       - @c was not pending and is armed
+ * * -EINVAL - @func is NULL
+ * * -ERANGE - @ticks is beyond what the scheme can hold
+ * * -ENOSPC - the scheme has no room (Timer Lawn out of queues)
+ */
+int callout_set(struct callout *c, unsigned long ticks, callout_func_t func,
+		void *arg)
+{
+	if (ticks > div64_u64(callout_max_timeout_ns(), callout_tick_ns_param))
+		return -ERANGE;
+	return callout_set_ns(c, callout_now_ns() + ticks * callout_tick_ns_param,
+			      func, arg);
+}
+EXPORT_SYMBOL_NS_GPL(callout_set, CALLOUT);
+
+/**
+ * callout_unset() - cancel a callout (unsetcallout)
+ * @c: an initialised callout
+ *
+ * Does not wait for @func if it already runs on another CPU: see
+ * callout_unset_sync().
+ *
+ * Context: any.
+ * Return:
+ * * 1 - @c was pending and is cancelled: @func will not run for it
+ * * 0 - @c was not pending (never set, already fired or running, cancelled)
+ */
+int callout_unset(struct callout *c)
+{
+	struct callout_base *base;
+	unsigned long flags;
+	bool was;
+
+	base = lock_base(c, &flags);
+	was = __detach(base, c);
+	if (was)
+		base->stats.unset++;
+	spin_unlock_irqrestore(&base->lock, flags);
+	return was;
+}
+EXPORT_SYMBOL_NS_GPL(callout_unset, CALLOUT);
+
+/**
+ * callout_unset_sync() - cancel a callout and wait for its func to finish
+ * @c: an initialised callout
+ *
+ * As callout_unset(), and if @c's func runs on some CPU, wait until it has
+ * returned; if the func set @c again meanwhile, cancel that too. On return
+ * @c is neither pending nor running, so its memory may be freed::
+ *
+ *   CPU0 (tick)                     CPU1
+ *   base->running = c
+ *   unlock; func(arg) ...           callout_unset_sync(c)
+ *                                     lock; detach; running == c: unlock
+ *                                     wait on base->expiry_lock
+ *   ... return; lock; running = NULL
+ *   unlock expiry_lock                lock; detach; running != c: done
+ *
+ * Context: process context, may sleep on PREEMPT_RT. Must not be called from
+ * @c's own func, nor holding a lock that func takes.
+ * Return: as callout_unset().
+ */
+int callout_unset_sync(struct callout *c)
+{
+	struct callout_base *base;
+	unsigned long flags;
+	bool running;
+	int ret = 0;
+
+	might_sleep();
+	for (;;) {
+		base = lock_base(c, &flags);
+		if (__detach(base, c)) {
+			base->stats.unset++;
+			ret = 1;
+		}
+		running = base->running == c;
+		spin_unlock_irqrestore(&base->lock, flags);
+		if (!running)
+			return ret;
+		spin_lock_bh(&base->expiry_lock);
+		spin_unlock_bh(&base->expiry_lock);
+	}
+}
+EXPORT_SYMBOL_NS_GPL(callout_unset_sync, CALLOUT);
+
+/**
+ * callout_pending() - is a callout armed and its func not yet started?
+ * @c: an initialised callout
+ *
+ * Context: any. The answer may be stale unless the caller serialises with
+ * every setter and canceller of @c.
+ * Return: true if pending.
+ */
+bool callout_pending(const struct callout *c)
+{
+	return READ_ONCE(c->entry.flags) & (TW_PENDING | CALLOUT_EXPIRING);
+}
+EXPORT_SYMBOL_NS_GPL(callout_pending, CALLOUT);
+
+static void note_lateness(struct callout_base *base, u64 late_ns)
+{
+	u64 us = late_ns / NSEC_PER_USEC;
+	unsigned int i = us ? min(ilog2(us) + 1, CALLOUT_LATE_BUCKETS - 1) : 0;
+
+	base->stats.late[i]++;
+	if (late_ns > base->stats.max_late_ns)
+		base->stats.max_late_ns = late_ns;
+}
+
+/* Run one func with the base lock dropped; guard what it may break. */
+static void run_callout(struct callout_base *base, struct callout *c,
+			u64 now_ns)
+	__releases(&base->lock) __acquires(&base->lock)
+{
+	callout_func_t func = c->func;
+	void *arg = c->arg;
+	u64 due = c->entry.expires * callout_tick_ns_param, start, took;
+	int count;
+
+	note_lateness(base, now_ns > due ? now_ns - due : 0);
+	base->running = c;
+	spin_unlock_irq(&base->lock);
+	count = preempt_count();
+
+	start = ktime_get_ns();
+	func(arg);
+	took = ktime_get_ns() - start;
+
+	if (WARN_ONCE(count != preempt_count(),
+		      "callout %ps changed preempt count %08x -> %08x\n",
+		      func, count, preempt_count()))
+		preempt_count_set(count);
+
+	spin_lock_irq(&base->lock);
+	base->running = NULL;
+	base->stats.expired++;
+	if (took > base->stats.slowest_ns)
+		base->stats.slowest_ns = took;
+}
+
+static enum hrtimer_restart callout_tick(struct hrtimer *timer)
+{
+	struct callout_base *base = container_of(timer, struct callout_base,
+						 timer);
+	u64 now_ns = callout_now_ns();
+	u64 now = div64_u64(now_ns, callout_tick_ns_param);
+	unsigned int budget = CALLOUT_RUN_BUDGET;
+	struct callout *c, *tmp;
+	LIST_HEAD(due);
+	u64 next;
+
+	spin_lock_bh(&base->expiry_lock);
+	spin_lock_irq(&base->lock);
+	base->timer_tick = TW_NEVER;
+	base->stats.ticks_run++;
+	tw_advance(&base->wheel, now, &due);
+	list_for_each_entry_safe(c, tmp, &due, entry.list)
+		c->entry.flags |= CALLOUT_EXPIRING;
+	list_splice_tail(&due, &base->expired);
+
+	while (!list_empty(&base->expired) && budget--) {
+		c = list_first_entry(&base->expired, struct callout, entry.list);
+		list_del_init(&c->entry.list);
+		c->entry.flags &= ~CALLOUT_EXPIRING;
+		run_callout(base, c, now_ns);
+	}
+
+	if (!list_empty(&base->expired)) {
+		base->stats.deferred++;
+		next = now;
+	} else {
+		next = tw_next(&base->wheel);
+	}
+	if (next != TW_NEVER)
+		__arm_base(base, next);
+	spin_unlock_irq(&base->lock);
+	spin_unlock_bh(&base->expiry_lock);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * CPU hotplug: a dead CPU's callouts move to the CPU running this callback,
+ * keeping their expiry ticks, so none is lost and none fires early.
+ */
+static int callout_cpu_prepare(unsigned int cpu)
+{
+	struct callout_base *base = per_cpu_ptr(callout_bases, cpu);
+
+	spin_lock_irq(&base->lock);
+	base->online = true;
+	spin_unlock_irq(&base->lock);
+	return 0;
+}
+
+static int callout_cpu_dead(unsigned int cpu)
+{
+	struct callout_base *old = per_cpu_ptr(callout_bases, cpu), *new;
+	struct tw_entry *e, *tmp;
+	LIST_HEAD(moving);
+	u64 moved = 0;
+
+	spin_lock_irq(&old->lock);
+	old->online = false;
+	spin_unlock_irq(&old->lock);
+	hrtimer_cancel(&old->timer);
+
+	new = get_cpu_ptr(callout_bases);
+	spin_lock_irq(&new->lock);
+	spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
+	old->timer_tick = TW_NEVER;
+	tw_drain(&old->wheel, &moving);
+	list_splice_tail_init(&old->expired, &moving);
+	list_for_each_entry_safe(e, tmp, &moving, list) {
+		struct callout *c = container_of(e, struct callout, entry);
+
+		list_del_init(&e->list);
+		c->entry.flags &= ~CALLOUT_EXPIRING;
+		WRITE_ONCE(c->base, new);
+		/* Due ones are filed at the next tick: late, never early. */
+		if (WARN_ON_ONCE(__enqueue(new, c, e->expires)))
+			continue;
+		moved++;
+	}
+	spin_unlock(&old->lock);
+	spin_unlock_irq(&new->lock);
+	put_cpu_ptr(callout_bases);
+	if (moved)
+		pr_info("cpu%u offline: moved %llu callouts to cpu%u\n",
+			cpu, moved, new->cpu);
+	return 0;
+}
+
+/*
+ * The func/arg hash of the old interface, timeout() and untimeout(), shared
+ * by kernel callers (owner NULL) and /dev/callout files (owner the file).
+ */
+static const struct rhashtable_params callout_hash_params = {
+	.key_len		= sizeof(struct callout_key),
+	.key_offset		= offsetof(struct callout_hashed, key),
+	.head_offset		= offsetof(struct callout_hashed, node),
+	.automatic_shrinking	= true,
+};
+
+static struct rhltable callout_hash;
+static atomic64_t callout_hash_nr_lookups;
+
+int callout_hash_insert(struct callout_hashed *h)
+{
+	return rhltable_insert(&callout_hash, &h->node, callout_hash_params);
+}
+
+void callout_hash_remove(struct callout_hashed *h)
+{
+	rhltable_remove(&callout_hash, &h->node, callout_hash_params);
+}
+
+/* Call under rcu_read_lock(); walk the result with rhl_for_each_entry_rcu. */
+struct rhlist_head *callout_hash_lookup(const struct callout_key *key)
+{
+	atomic64_inc(&callout_hash_nr_lookups);
+	return rhltable_lookup(&callout_hash, key, callout_hash_params);
+}
+
+u64 callout_hash_lookups(void)
+{
+	return atomic64_read(&callout_hash_nr_lookups);
+}
+
+/* For debugfs: entries, and the longest bucket chain of the current table. */
+void callout_hash_stats(u64 *entries, u64 *longest_chain)
+{
+	const struct bucket_table *tbl;
+	struct rhash_head *pos;
+	unsigned int i;
+	u64 len, max = 0;
+
+	*entries = atomic_read(&callout_hash.ht.nelems);
+	rcu_read_lock();
+	tbl = rht_dereference_rcu(callout_hash.ht.tbl, &callout_hash.ht);
+	for (i = 0; i < tbl->size; i++) {
+		len = 0;
+		rht_for_each_rcu(pos, tbl, i)
+			len++;
+		max = max(max, len);
+	}
+	rcu_read_unlock();
+	*longest_chain = max;
+}
+
+/* A timeout() of a kernel caller. */
+struct callout_to {
+	struct callout c;
+	struct callout_hashed h;
+	struct rcu_head rcu;
+};
+
+static struct kmem_cache *callout_to_cache;
+
+/* call_rcu(), not kfree_rcu(): rcu_barrier() at unload waits for these. */
+static void callout_to_free_rcu(struct rcu_head *rcu)
+{
+	kmem_cache_free(callout_to_cache, container_of(rcu, struct callout_to, rcu));
+}
+
+static void callout_to_fire(void *arg)
+{
+	struct callout_to *to = arg;
+
+	callout_hash_remove(&to->h);
+	((callout_func_t)(uintptr_t)to->h.key.func)((void *)(uintptr_t)to->h.key.arg);
+	call_rcu(&to->rcu, callout_to_free_rcu);
+}
+
+/**
+ * callout_timeout() - the old interface: run @func(@arg) in @ticks ticks
+ * @func:	run at expiry in softirq context; must not sleep
+ * @arg:	its argument; with @func the key untimeout() cancels by
+ * @ticks:	ticks of callout_tick_ns() from now, as callout_set()
+ *
+ * The pair need not be unique: each call arms one more callout.
+ *
+ * Context: any (allocates with GFP_ATOMIC).
+ * Return: 0, -EINVAL for a NULL @func, -ENOMEM, or -ERANGE as callout_set().
+ */
+int callout_timeout(callout_func_t func, void *arg, unsigned long ticks)
+{
+	struct callout_to *to;
+	int ret;
+
+	if (!func)
+		return -EINVAL;
+	this_cpu_inc(callout_op_counts.timeout);
+	to = kmem_cache_zalloc(callout_to_cache, GFP_ATOMIC);
+	if (!to)
+		return -ENOMEM;
+	to->h.key.func = (uintptr_t)func;
+	to->h.key.arg = (uintptr_t)arg;
+	callout_init(&to->c);
+	ret = callout_hash_insert(&to->h);
+	if (ret)
+		goto free;
+	ret = callout_set(&to->c, ticks, callout_to_fire, to);
+	if (ret < 0) {
+		callout_hash_remove(&to->h);
+		goto free;
+	}
+	return 0;
+free:
+	call_rcu(&to->rcu, callout_to_free_rcu);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(callout_timeout, CALLOUT);
+
+/**
+ * callout_untimeout() - the old interface: cancel one pending @func(@arg)
+ * @func:	as given to callout_timeout()
+ * @arg:	as given to callout_timeout()
+ *
+ * Cancels one pending callout armed by callout_timeout() with this exact pair,
+ * found through the func/arg hash in O(1).
+ *
+ * Context: any.
+ * Return: 1 if one was cancelled (its func will not run), 0 if none pending.
+ */
+int callout_untimeout(callout_func_t func, void *arg)
+{
+	struct callout_key key = {
+		.func = (uintptr_t)func,
+		.arg = (uintptr_t)arg,
+	};
+	struct callout_to *to, *found = NULL;
+	struct callout_hashed *h;
+	struct rhlist_head *pos, *list;
+
+	this_cpu_inc(callout_op_counts.untimeout);
+	rcu_read_lock();
+	list = callout_hash_lookup(&key);
+	rhl_for_each_entry_rcu(h, pos, list, node) {
+		to = container_of(h, struct callout_to, h);
+		if (callout_unset(&to->c)) {
+			found = to;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (!found)
+		return 0;
+	callout_hash_remove(&found->h);
+	call_rcu(&found->rcu, callout_to_free_rcu);
+	return 1;
+}
+EXPORT_SYMBOL_NS_GPL(callout_untimeout, CALLOUT);
+
+static void callout_base_exit(struct callout_base *base)
+{
+	hrtimer_cancel(&base->timer);
+	if (base->wheel.ops) {
+		WARN_ON(base->wheel.nr_pending || !list_empty(&base->expired));
+		tw_destroy(&base->wheel);
+	}
+}
+
+int callout_core_init(void)
+{
+	struct tw_geometry geo = {
+		.wheel_bits = callout_wheel_bits,
+		.levels = callout_levels,
+		.level_bits = callout_level_bits,
+		.lawn_ttls = callout_lawn_ttls,
+	};
+	u64 now = div64_u64(callout_now_ns(), callout_tick_ns_param);
+	unsigned int cpu;
+	int ret;
+
+	callout_bases = alloc_percpu(struct callout_base);
+	if (!callout_bases)
+		return -ENOMEM;
+	ret = -ENOMEM;
+	callout_to_cache = KMEM_CACHE(callout_to, 0);
+	if (!callout_to_cache)
+		goto free_bases;
+	ret = rhltable_init(&callout_hash, &callout_hash_params);
+	if (ret)
+		goto free_cache;
+
+	for_each_possible_cpu(cpu) {
+		struct callout_base *base = per_cpu_ptr(callout_bases, cpu);
+
+		spin_lock_init(&base->lock);
+		spin_lock_init(&base->expiry_lock);
+		INIT_LIST_HEAD(&base->expired);
+		hrtimer_init(&base->timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS_PINNED_SOFT);
+		base->timer.function = callout_tick;
+		base->timer_tick = TW_NEVER;
+		base->cpu = cpu;
+		ret = tw_init(&base->wheel, callout_ops, &geo, now);
+		if (ret) {
+			base->wheel.ops = NULL;
+			pr_err("scheme %s refused the geometry: %d\n",
+			       callout_ops->name, ret);
+			goto free_wheels;
+		}
+	}
+
+	ret = cpuhp_setup_state(CPUHP_BP_PREPARE_DYN, "callout:prepare",
+				callout_cpu_prepare, callout_cpu_dead);
+	if (ret < 0)
+		goto free_wheels;
+	callout_hp_state = ret;
+	return 0;
+
+free_wheels:
+	for_each_possible_cpu(cpu)
+		callout_base_exit(per_cpu_ptr(callout_bases, cpu));
+	rhltable_destroy(&callout_hash);
+free_cache:
+	kmem_cache_destroy(callout_to_cache);
+free_bases:
+	free_percpu(callout_bases);
+	return ret;
+}
+
+static void callout_to_free(void *ptr, void *arg)
+{
+	struct callout_to *to = container_of(ptr, struct callout_to, h);
+
+	WARN_ONCE(1, "a kernel caller left timeout %ps pending\n",
+		  (void *)(uintptr_t)to->h.key.func);
+	callout_unset_sync(&to->c);
+	kmem_cache_free(callout_to_cache, to);
+}
+
+void callout_core_exit(void)
+{
+	unsigned int cpu;
+
+	cpuhp_remove_state_nocalls(callout_hp_state);
+	/* Kernel callers that left timeouts behind: cancel and free them. */
+	rhltable_free_and_destroy(&callout_hash, callout_to_free, NULL);
+	for_each_possible_cpu(cpu)
+		callout_base_exit(per_cpu_ptr(callout_bases, cpu));
+	rcu_barrier();
+	kmem_cache_destroy(callout_to_cache);
+	free_percpu(callout_bases);
+}

@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dev.c - /dev/callout: setcallout/unsetcallout as ioctls, expiries as
+ * struct callout_event records read from the file.
+ *
+ * Each open file owns its callouts (struct ucallout), found by handle in the
+ * file's xarray. The xarray's lock is the file lock: it protects the handle
+ * table, the event queue and every ucallout's user-side state. Lock order:
+ * file lock, then a base lock (taken inside callout_set_ns()).
+ *
+ * Ownership of a ucallout is held by whoever removes it from the xarray: a
+ * cancel (UNSET, UNTIMEOUT, close) or the expiry of a one-shot, which then
+ * hands it to the event queue and the reader frees it. A cancel waits for a
+ * running expiry with callout_unset_sync() before freeing, and the expiry
+ * checks UC_DEAD under the file lock, so no event is queued for a callout
+ * after its cancel returns.
+ *
+ * Each ucallout is queued at most once: a periodic callout that fires again
+ * before its event is read counts the extra expiry in ->overrun, so memory is
+ * bounded by the number of callouts, whatever the reader does.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/math64.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/rhashtable.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <uapi/linux/callout.h>
+
+#include "internal.h"
+
+/* Owner bits of ucallout.c.entry.flags, under the file lock */
+#define UC_QUEUED	0x1000u	/* on file->events */
+#define UC_DEAD		0x2000u	/* cancelled: its expiry must do nothing */
+#define UC_TIMEOUT	0x4000u	/* from CALLOUT_IOC_TIMEOUT: a ucallout_to */
+#define UC_FIRED	0x8000u	/* a fired one-shot: the queue owns it */
+
+/* One open /dev/callout. "Locked by" the file lock, handles.xa_lock. */
+struct callout_file {
+	struct xarray handles;		/* handle -> ucallout; its lock is the file lock */
+	struct list_head events;	/* ucallouts with an unread event, locked */
+	wait_queue_head_t wq;		/* readers and pollers */
+	struct mutex read_lock;		/* one reader takes events at a time */
+	u64 next_handle;		/* last handle given, locked */
+	u64 events_taken;		/* events removed by cancels, locked */
+	atomic_long_t count;		/* ucallouts allocated, for max_per_file */
+	bool closing;			/* release() runs: expiries do nothing, locked */
+};
+
+/**
+ * struct ucallout - a callout of a /dev/callout file
+ * @c:		the callout; its entry.flags also hold the UC_* bits
+ * @file:	owner
+ * @handle:	index in file->handles
+ * @cookie:	returned in events (the func of a TIMEOUT)
+ * @expires_ns:	due time of the current arming
+ * @period_ns:	0 one-shot, else the period
+ * @ev_expires_ns: due time of the latest expiry queued
+ * @fired_ns:	when it fired
+ * @overrun:	expiries not read before the one queued
+ * @ev:		link on file->events while UC_QUEUED
+ */
+struct ucallout {
+	struct callout c;
+	struct callout_file *file;
+	u64 handle;
+	u64 cookie;
+	u64 expires_ns;
+	u64 period_ns;
+	u64 ev_expires_ns;
+	u64 fired_ns;
+	u32 overrun;
+	struct list_head ev;
+};
+
+/* A TIMEOUT callout: found through the func/arg hash, freed after RCU. */
+struct ucallout_to {
+	struct ucallout uc;
+	struct callout_hashed h;
+	struct rcu_head rcu;
+};
+
+static struct kmem_cache *ucallout_cache, *ucallout_to_cache;
+atomic_long_t callout_user_total;
+
+static bool uc_has(const struct ucallout *uc, u32 flag)
+{
+	return uc->c.entry.flags & flag;
+}
+
+static struct ucallout_to *to_uto(struct ucallout *uc)
+{
+	return container_of(uc, struct ucallout_to, uc);
+}
+
+static struct ucallout *uc_alloc(struct callout_file *f, bool timeout)
+{
+	struct ucallout *uc;
+	int ret = -ENOSPC;
+
+	if (atomic_long_inc_return(&f->count) > callout_max_per_file)
+		goto undo_file;
+	if (atomic_long_inc_return(&callout_user_total) > callout_max_total)
+		goto undo_total;
+	ret = -ENOMEM;
+	uc = kmem_cache_zalloc(timeout ? ucallout_to_cache : ucallout_cache,
+			       GFP_KERNEL_ACCOUNT);
+	if (!uc)
+		goto undo_total;
+	callout_init(&uc->c);
+	uc->file = f;
+	if (timeout)
+		uc->c.entry.flags |= UC_TIMEOUT;
+	return uc;
+
+undo_total:
+	atomic_long_dec(&callout_user_total);
+undo_file:
+	atomic_long_dec(&f->count);
+	pr_warn_ratelimited("%s (pid %d): %s\n", current->comm,
+			    task_pid_nr(current), ret == -ENOSPC ?
+			    "callout limit reached" : "out of memory");
+	return ERR_PTR(ret);
+}
+
+/* call_rcu(), not kfree_rcu(): rcu_barrier() at unload waits for these. */
+static void uc_free_rcu(struct rcu_head *rcu)
+{
+	kmem_cache_free(ucallout_to_cache,
+			container_of(rcu, struct ucallout_to, rcu));
+}
+
+static void uc_free(struct ucallout *uc)
+{
+	struct callout_file *f = uc->file;
+
+	if (uc_has(uc, UC_TIMEOUT))
+		call_rcu(&to_uto(uc)->rcu, uc_free_rcu);
+	else
+		kmem_cache_free(ucallout_cache, uc);
+	atomic_long_dec(&f->count);
+	atomic_long_dec(&callout_user_total);
+}
+
+/* The expiry of a ucallout, in softirq context. */
+static void uc_fire(void *arg)
+{
+	struct ucallout *uc = arg;
+	struct callout_file *f = uc->file;
+	u64 now = callout_now_ns();
+	bool wake = false;
+
+	xa_lock(&f->handles);
+	/* Cancelled, closing, or set again while this expiry waited: stale. */
+	if (f->closing || uc_has(uc, UC_DEAD) || callout_pending(&uc->c))
+		goto unlock;
+
+	uc->fired_ns = now;
+	if (uc_has(uc, UC_QUEUED)) {
+		uc->overrun++;
+	} else {
+		uc->c.entry.flags |= UC_QUEUED;
+		uc->overrun = 0;
+		list_add_tail(&uc->ev, &f->events);
+		wake = true;
+	}
+	uc->ev_expires_ns = uc->expires_ns;
+
+	if (uc->period_ns) {
+		u64 missed = 0;
+
+		if (now >= uc->expires_ns + uc->period_ns)
+			missed = div64_u64(now - uc->expires_ns, uc->period_ns);
+		uc->overrun = min_t(u64, (u64)uc->overrun + missed, U32_MAX);
+		uc->ev_expires_ns += missed * uc->period_ns;
+		uc->expires_ns = uc->ev_expires_ns + uc->period_ns;
+		if (callout_set_ns(&uc->c, uc->expires_ns, uc_fire, uc) < 0)
+			pr_warn_ratelimited("periodic callout could not re-arm\n");
+	} else {
+		/* Fired: no longer pending, the event queue owns it now. */
+		__xa_erase(&f->handles, uc->handle);
+		uc->c.entry.flags |= UC_FIRED;
+		if (uc_has(uc, UC_TIMEOUT))
+			callout_hash_remove(&to_uto(uc)->h);
+	}
+unlock:
+	xa_unlock(&f->handles);
+	if (wake)
+		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+/* Take @uc off the event queue; the file lock is held. */
+static void __uc_dequeue(struct callout_file *f, struct ucallout *uc)
+{
+	if (uc_has(uc, UC_QUEUED)) {
+		list_del(&uc->ev);
+		uc->c.entry.flags &= ~UC_QUEUED;
+		f->events_taken++;
+	}
+}
+
+/*
+ * Claim @uc for cancelling: it must still be in the file's table. The file
+ * lock is held. After this its expiry does nothing and no event of it is
+ * queued.
+ */
+static bool __uc_claim(struct callout_file *f, struct ucallout *uc)
+{
+	if (xa_load(&f->handles, uc->handle) != uc)
+		return false;
+	__xa_erase(&f->handles, uc->handle);
+	uc->c.entry.flags |= UC_DEAD;
+	__uc_dequeue(f, uc);
+	return true;
+}
+
+/* Finish the cancel of a claimed @uc: wait out its expiry and free it. */
+static void uc_cancel_claimed(struct ucallout *uc)
+{
+	if (uc_has(uc, UC_TIMEOUT))
+		callout_hash_remove(&to_uto(uc)->h);
+	callout_unset_sync(&uc->c);
+	uc_free(uc);
+}
+
+static int check_times(u64 timeout_ns, u64 period_ns)
+{
+	u64 max = callout_max_timeout_ns();
+
+	if (!timeout_ns || (period_ns && period_ns < callout_tick_ns()))
+		return -EINVAL;
+	if (timeout_ns > max || period_ns > max)
+		return -ERANGE;
+	return 0;
+}
+
+static int ioc_info(void __user *argp)
+{
+	struct callout_info info = {
+		.tick_ns = callout_tick_ns(),
+		.max_timeout_ns = callout_max_timeout_ns(),
+		.max_per_file = callout_max_per_file,
+		.scheme = callout_ops->id,
+		.nr_cpus = num_possible_cpus(),
+	};
+
+	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+/* Give @uc a handle and arm it at uc->expires_ns; 0 or -errno. */
+static int uc_arm_new(struct callout_file *f, struct ucallout *uc)
+{
+	int ret;
+
+	xa_lock_bh(&f->handles);
+	uc->handle = ++f->next_handle;
+	ret = __xa_insert(&f->handles, uc->handle, uc, GFP_KERNEL_ACCOUNT);
+	if (!ret) {
+		ret = callout_set_ns(&uc->c, uc->expires_ns, uc_fire, uc);
+		if (ret < 0)
+			__xa_erase(&f->handles, uc->handle);
+	}
+	xa_unlock_bh(&f->handles);
+	return ret < 0 ? ret : 0;
+}
+
+/* Cancel the callout of @handle; 0, or -ENOENT if it is not pending. */
+static int uc_cancel_handle(struct callout_file *f, u64 handle)
+{
+	struct ucallout *uc;
+	bool claimed = false;
+
+	xa_lock_bh(&f->handles);
+	uc = xa_load(&f->handles, handle);
+	if (uc && !uc_has(uc, UC_TIMEOUT))
+		claimed = __uc_claim(f, uc);
+	xa_unlock_bh(&f->handles);
+	if (!claimed)
+		return -ENOENT;
+	uc_cancel_claimed(uc);
+	return 0;
+}
+
+static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
+{
+	struct callout_set req;
+	struct ucallout *uc;
+	int ret;
+
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	ret = check_times(req.timeout_ns, req.period_ns);
+	if (ret)
+		return ret;
+	uc = uc_alloc(f, false);
+	if (IS_ERR(uc))
+		return PTR_ERR(uc);
+	uc->cookie = req.cookie;
+	uc->period_ns = req.period_ns;
+	uc->expires_ns = callout_now_ns() + req.timeout_ns;
+	ret = uc_arm_new(f, uc);
+	if (ret) {
+		uc_free(uc);
+		return ret;
+	}
+	/* A handle the caller cannot learn is a callout it cannot cancel. */
+	if (put_user(uc->handle, &argp->handle)) {
+		uc_cancel_handle(f, uc->handle);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static int ioc_unset(struct callout_file *f, u64 __user *argp)
+{
+	u64 handle;
+
+	if (get_user(handle, argp))
+		return -EFAULT;
+	return uc_cancel_handle(f, handle);
+}
+
+static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
+{
+	struct callout_reset req;
+	struct ucallout *uc;
+	int ret;
+
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	ret = check_times(req.timeout_ns, req.period_ns);
+	if (ret)
+		return ret;
+	this_cpu_inc(callout_op_counts.reset);
+	xa_lock_bh(&f->handles);
+	uc = xa_load(&f->handles, req.handle);
+	if (!uc || uc_has(uc, UC_TIMEOUT)) {
+		ret = -ENOENT;
+	} else {
+		uc->period_ns = req.period_ns;
+		uc->expires_ns = callout_now_ns() + req.timeout_ns;
+		ret = callout_set_ns(&uc->c, uc->expires_ns, uc_fire, uc);
+	}
+	xa_unlock_bh(&f->handles);
+	if (ret == -ERANGE || ret == -ENOSPC) {
+		/* The scheme refused the new time: it is no longer pending. */
+		uc_cancel_handle(f, req.handle);
+	}
+	return ret < 0 ? ret : 0;
+}
+
+static int ioc_timeout(struct callout_file *f,
+		       struct callout_timeout __user *argp)
+{
+	struct callout_timeout req;
+	struct ucallout_to *uto;
+	struct ucallout *uc;
+	int ret;
+
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	this_cpu_inc(callout_op_counts.timeout);
+	if (!req.ticks)
+		return -EINVAL;
+	if (req.ticks > div64_u64(callout_max_timeout_ns(), callout_tick_ns()))
+		return -ERANGE;
+	uc = uc_alloc(f, true);
+	if (IS_ERR(uc))
+		return PTR_ERR(uc);
+	uto = to_uto(uc);
+	uto->h.key.owner = f;
+	uto->h.key.func = req.func;
+	uto->h.key.arg = req.arg;
+	uc->cookie = req.func;
+	uc->expires_ns = callout_now_ns() + req.ticks * callout_tick_ns();
+	ret = callout_hash_insert(&uto->h);
+	if (ret)
+		goto free;
+	ret = uc_arm_new(f, uc);
+	if (ret) {
+		callout_hash_remove(&uto->h);
+		goto free;
+	}
+	return 0;
+free:
+	uc_free(uc);
+	return ret;
+}
+
+static int ioc_untimeout(struct callout_file *f,
+			 struct callout_untimeout __user *argp)
+{
+	struct callout_untimeout req;
+	struct callout_key key = { .owner = f };
+	struct ucallout *found = NULL;
+	struct callout_hashed *h;
+	struct rhlist_head *pos, *list;
+
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	key.func = req.func;
+	key.arg = req.arg;
+	this_cpu_inc(callout_op_counts.untimeout);
+
+	rcu_read_lock();
+	list = callout_hash_lookup(&key);
+	xa_lock_bh(&f->handles);
+	rhl_for_each_entry_rcu(h, pos, list, node) {
+		struct ucallout *uc = &container_of(h, struct ucallout_to, h)->uc;
+
+		if (__uc_claim(f, uc)) {
+			found = uc;
+			break;
+		}
+	}
+	xa_unlock_bh(&f->handles);
+	rcu_read_unlock();
+	if (!found)
+		return -ENOENT;
+	uc_cancel_claimed(found);
+	return 0;
+}
+
+static long callout_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	struct callout_file *f = file->private_data;
+	void __user *argp = (void __user *)arg;
+
+	switch (cmd) {
+	case CALLOUT_IOC_INFO:
+		return ioc_info(argp);
+	case CALLOUT_IOC_SET:
+		return ioc_set(f, argp);
+	case CALLOUT_IOC_UNSET:
+		return ioc_unset(f, argp);
+	case CALLOUT_IOC_RESET:
+		return ioc_reset(f, argp);
+	case CALLOUT_IOC_TIMEOUT:
+		return ioc_timeout(f, argp);
+	case CALLOUT_IOC_UNTIMEOUT:
+		return ioc_untimeout(f, argp);
+	default:
+		return -ENOTTY;
+	}
+}
+
+/* Fill @ev from the head of the queue; the file lock is held. */
+static struct ucallout *__peek_event(struct callout_file *f,
+				     struct callout_event *ev)
+{
+	struct ucallout *uc;
+
+	uc = list_first_entry_or_null(&f->events, struct ucallout, ev);
+	if (!uc)
+		return NULL;
+	*ev = (struct callout_event) {
+		.handle = uc_has(uc, UC_TIMEOUT) ? 0 : uc->handle,
+		.cookie = uc->cookie,
+		.arg = uc_has(uc, UC_TIMEOUT) ? to_uto(uc)->h.key.arg : 0,
+		.expires_ns = uc->ev_expires_ns,
+		.fired_ns = uc->fired_ns,
+		.overrun = uc->overrun,
+		.flags = uc_has(uc, UC_TIMEOUT) ? CALLOUT_EV_TIMEOUT :
+			 uc->period_ns ? CALLOUT_EV_PERIODIC : 0,
+	};
+	return uc;
+}
+
+/*
+ * Consume the event @ev just copied from @uc. Expiries counted after the
+ * copy stay queued as a new event. Return: @uc if the reader must free it.
+ */
+static struct ucallout *__take_event(struct callout_file *f,
+				     struct ucallout *uc,
+				     const struct callout_event *ev)
+{
+	u32 more = uc->overrun - ev->overrun;
+
+	if (more) {
+		uc->overrun = more - 1;
+		list_move_tail(&uc->ev, &f->events);
+		return NULL;
+	}
+	__uc_dequeue(f, uc);
+	/* A fired one-shot left the handle table at expiry: free it. */
+	return uc_has(uc, UC_FIRED) ? uc : NULL;
+}
+
+static ssize_t callout_read(struct file *file, char __user *buf, size_t count,
+			    loff_t *ppos)
+{
+	struct callout_file *f = file->private_data;
+	struct callout_event ev;
+	struct ucallout *uc, *done_uc;
+	size_t done = 0;
+	u64 taken;
+	int ret;
+
+	if (count < sizeof(ev))
+		return -EINVAL;
+	ret = mutex_lock_interruptible(&f->read_lock);
+	if (ret)
+		return ret;
+	while (done + sizeof(ev) <= count) {
+		xa_lock_bh(&f->handles);
+		uc = __peek_event(f, &ev);
+		taken = f->events_taken;
+		xa_unlock_bh(&f->handles);
+		if (!uc) {
+			if (done)
+				break;
+			if (file->f_flags & O_NONBLOCK) {
+				ret = -EAGAIN;
+				goto out;
+			}
+			mutex_unlock(&f->read_lock);
+			ret = wait_event_interruptible(f->wq,
+						       !list_empty(&f->events));
+			if (ret)
+				return ret;
+			ret = mutex_lock_interruptible(&f->read_lock);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (copy_to_user(buf + done, &ev, sizeof(ev))) {
+			ret = -EFAULT;
+			break;
+		}
+		done_uc = NULL;
+		xa_lock_bh(&f->handles);
+		/*
+		 * Only readers take the head, under read_lock; a cancel may
+		 * have taken it meanwhile, and then this copy does not count.
+		 */
+		if (f->events_taken == taken) {
+			done_uc = __take_event(f, uc, &ev);
+			done += sizeof(ev);
+		}
+		xa_unlock_bh(&f->handles);
+		if (done_uc)
+			uc_free(done_uc);
+	}
+out:
+	mutex_unlock(&f->read_lock);
+	return done ? done : ret;
+}
+
+static __poll_t callout_poll(struct file *file, poll_table *wait)
+{
+	struct callout_file *f = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &f->wq, wait);
+	xa_lock_bh(&f->handles);
+	if (!list_empty(&f->events))
+		mask = EPOLLIN | EPOLLRDNORM;
+	xa_unlock_bh(&f->handles);
+	return mask;
+}
+
+static int callout_open(struct inode *inode, struct file *file)
+{
+	struct callout_file *f;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
+	if (!f)
+		return -ENOMEM;
+	xa_init_flags(&f->handles, XA_FLAGS_LOCK_BH);
+	INIT_LIST_HEAD(&f->events);
+	init_waitqueue_head(&f->wq);
+	mutex_init(&f->read_lock);
+	file->private_data = f;
+	return nonseekable_open(inode, file);
+}
+
+/* close(): cancel and free everything the file owns. */
+static int callout_release(struct inode *inode, struct file *file)
+{
+	struct callout_file *f = file->private_data;
+	struct ucallout *uc, *tmp;
+	unsigned long handle;
+	LIST_HEAD(unread);
+
+	xa_lock_bh(&f->handles);
+	f->closing = true;
+	list_splice_init(&f->events, &unread);
+	xa_unlock_bh(&f->handles);
+
+	/* Fired one-shots are only on the queue; periodic ones in the table. */
+	list_for_each_entry_safe(uc, tmp, &unread, ev) {
+		uc->c.entry.flags &= ~UC_QUEUED;
+		if (uc_has(uc, UC_FIRED))
+			uc_free(uc);
+	}
+	/* Expiries see ->closing and leave the table alone from here on. */
+	xa_for_each(&f->handles, handle, uc) {
+		uc_cancel_claimed(uc);
+		cond_resched();
+	}
+	xa_destroy(&f->handles);
+	mutex_destroy(&f->read_lock);
+	kfree(f);
+	return 0;
+}
+
+static const struct file_operations callout_fops = {
+	.owner		= THIS_MODULE,
+	.open		= callout_open,
+	.release	= callout_release,
+	.read		= callout_read,
+	.poll		= callout_poll,
+	.unlocked_ioctl	= callout_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice callout_miscdev = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "callout",
+	.fops	= &callout_fops,
+	.mode	= 0666,
+};
+
+int callout_dev_init(void)
+{
+	int ret = -ENOMEM;
+
+	ucallout_cache = KMEM_CACHE(ucallout, SLAB_ACCOUNT);
+	ucallout_to_cache = KMEM_CACHE(ucallout_to, SLAB_ACCOUNT);
+	if (!ucallout_cache || !ucallout_to_cache)
+		goto err;
+	ret = misc_register(&callout_miscdev);
+	if (ret) {
+		pr_err("cannot register /dev/callout: %d\n", ret);
+		goto err;
+	}
+	return 0;
+err:
+	kmem_cache_destroy(ucallout_to_cache);
+	kmem_cache_destroy(ucallout_cache);
+	return ret;
+}
+
+void callout_dev_exit(void)
+{
+	misc_deregister(&callout_miscdev);
+	rcu_barrier();
+	kmem_cache_destroy(ucallout_to_cache);
+	kmem_cache_destroy(ucallout_cache);
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * internal.h - what the parts of callout.ko share: the per-CPU bases, the
+ * module parameters and the statistics.
+ */
+#ifndef CALLOUT_INTERNAL_H
+#define CALLOUT_INTERNAL_H
+
+#include <linux/callout.h>
+#include <linux/hrtimer.h>
+#include <linux/percpu.h>
+#include <linux/rhashtable-types.h>
+#include <linux/spinlock.h>
+
+/* Owner bits of callout.entry.flags, under the base lock */
+#define CALLOUT_EXPIRING	0x100u	/* collected, func not yet started */
+
+/* Lateness histogram: bucket i counts fired - due in [2^(i-1), 2^i) us. */
+#define CALLOUT_LATE_BUCKETS	16
+
+/**
+ * struct callout_cpu_stats - per-CPU counters, under the base lock
+ * @set:		callouts armed
+ * @unset:		callouts cancelled while pending
+ * @expired:		callbacks run
+ * @ticks_run:		runs of the hrtimer tick
+ * @late:		lateness histogram, see CALLOUT_LATE_BUCKETS
+ * @max_late_ns:	largest fired - due seen
+ * @slowest_ns:		slowest callback
+ * @deferred:		runs that hit the per-run budget and came back at once
+ */
+struct callout_cpu_stats {
+	u64 set;
+	u64 unset;
+	u64 expired;
+	u64 ticks_run;
+	u64 late[CALLOUT_LATE_BUCKETS];
+	u64 max_late_ns;
+	u64 slowest_ns;
+	u64 deferred;
+};
+
+/**
+ * struct callout_base - one CPU's wheel and the hrtimer that advances it
+ * @lock:	protects every field below but @expiry_lock
+ * @wheel:	the timer scheme instance
+ * @expired:	collected callouts whose func has not started yet
+ * @running:	the callout whose func runs now, or NULL
+ * @timer:	the tick; armed only while work can be due (tickless)
+ * @timer_tick:	the tick @timer is armed for, TW_NEVER when not armed
+ * @expiry_lock: held by the tick while funcs run; callout_unset_sync()
+ *		waits on it instead of spinning (PREEMPT_RT safe)
+ * @cpu:	the CPU this base belongs to
+ * @online:	false once the CPU is going down: nothing new is armed here
+ * @stats:	counters
+ */
+struct callout_base {
+	spinlock_t lock;		/* see above */
+	struct tw_wheel wheel;
+	struct list_head expired;
+	struct callout *running;
+	struct hrtimer timer;
+	u64 timer_tick;
+	spinlock_t expiry_lock;		/* see above */
+	unsigned int cpu;
+	bool online;
+	struct callout_cpu_stats stats;
+};
+
+/* Module parameters, read-only after load (main.c) */
+extern char *callout_scheme;
+extern unsigned long callout_tick_ns_param;
+extern unsigned int callout_wheel_bits, callout_levels, callout_level_bits;
+extern unsigned int callout_lawn_ttls;
+extern unsigned long callout_max_per_file, callout_max_total;
+
+/**
+ * struct callout_key - what the old interface finds a callout by
+ * @owner:	the /dev/callout file, or NULL for kernel callers
+ * @func:	the func, as an opaque value
+ * @arg:	the arg, as an opaque value
+ */
+struct callout_key {
+	const void *owner;
+	u64 func;
+	u64 arg;
+};
+
+/* An entry of the func/arg hash (an rhltable: one key may have many). */
+struct callout_hashed {
+	struct rhlist_head node;
+	struct callout_key key;
+};
+
+/* core.c */
+extern struct callout_base __percpu *callout_bases;
+extern const struct tw_ops *callout_ops;
+int callout_core_init(void);
+void callout_core_exit(void);
+u64 callout_now_ns(void);
+u64 callout_max_timeout_ns(void);
+int callout_set_ns(struct callout *c, u64 expires_ns, callout_func_t func,
+		   void *arg);
+int callout_hash_insert(struct callout_hashed *h);
+void callout_hash_remove(struct callout_hashed *h);
+struct rhlist_head *callout_hash_lookup(const struct callout_key *key);
+u64 callout_hash_lookups(void);
+void callout_hash_stats(u64 *entries, u64 *longest_chain);
+
+/* dev.c */
+int callout_dev_init(void);
+void callout_dev_exit(void);
+extern atomic_long_t callout_user_total;
+
+/* Counted where no base lock is held: this_cpu_inc() */
+struct callout_op_counts {
+	u64 reset;
+	u64 timeout;
+	u64 untimeout;
+};
+DECLARE_PER_CPU(struct callout_op_counts, callout_op_counts);
+
+/* stats.c */
+void callout_stats_sum(struct callout_cpu_stats *total);
+void callout_debugfs_init(void);
+void callout_debugfs_exit(void);
+
+#endif /* CALLOUT_INTERNAL_H */

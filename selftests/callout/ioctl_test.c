@@ -1,0 +1,625 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ioctl_test - every command of /dev/callout and every error it documents,
+ * expiry never early, events never lost or doubled, files isolated.
+ *
+ * Runs against whatever scheme the module was loaded with; make check loads
+ * it once per scheme it tests.
+ */
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "callout_test.h"
+
+#define MS		1000000ULL
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int set_callout(int fd, __u64 timeout, __u64 period, __u64 cookie,
+		       __u64 *handle)
+{
+	struct callout_set s = {
+		.timeout_ns = timeout, .period_ns = period, .cookie = cookie,
+	};
+
+	if (ioctl(fd, CALLOUT_IOC_SET, &s))
+		return -errno;
+	if (handle)
+		*handle = s.handle;
+	return 0;
+}
+
+static int unset_callout(int fd, __u64 handle)
+{
+	return ioctl(fd, CALLOUT_IOC_UNSET, &handle) ? -errno : 0;
+}
+
+/* Read up to @max events, waiting at most @ms for the first. */
+static int read_events(int fd, struct callout_event *ev, int max, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, ms) <= 0)
+		return 0;
+	n = read(fd, ev, max * sizeof(*ev));
+	if (n < 0)
+		return -errno;
+	return n / sizeof(*ev);
+}
+
+/* A value of /sys/kernel/debug/callout/stats, or -1. */
+static long long stat_value(const char *key)
+{
+	FILE *f = fopen("/sys/kernel/debug/callout/stats", "re");
+	char line[256];
+	size_t len = strlen(key);
+	long long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':') {
+			v = strtoll(line + len + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+static long long param(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), CALLOUT_SYSFS "/parameters/%s", name);
+	return read_ull(path);
+}
+
+FIXTURE(dev) {
+	int fd;
+	struct callout_info info;
+};
+
+FIXTURE_SETUP(dev)
+{
+	self->fd = -1;
+	if (!callout_loaded())
+		SKIP(return, "callout.ko is not loaded");
+	self->fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_INFO, &self->info));
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F(dev, info)
+{
+	static const char *const names[] = {
+		[CALLOUT_SCHEME_LIST] = "list",
+		[CALLOUT_SCHEME_ORDERED] = "ordered",
+		[CALLOUT_SCHEME_TREE] = "tree",
+		[CALLOUT_SCHEME_SIMPLE] = "simple",
+		[CALLOUT_SCHEME_HASHED_SORTED] = "hashed_sorted",
+		[CALLOUT_SCHEME_HASHED] = "hashed",
+		[CALLOUT_SCHEME_HIERARCHICAL] = "hierarchical",
+		[CALLOUT_SCHEME_BSD] = "bsd",
+		[CALLOUT_SCHEME_LAWN] = "lawn",
+	};
+	char want[64] = "", path[] = CALLOUT_SYSFS "/parameters/scheme";
+	FILE *f;
+
+	if (_metadata->skip)
+		return;
+	EXPECT_EQ(param("tick_ns"), (long long)self->info.tick_ns);
+	EXPECT_EQ(param("max_per_file"), (long long)self->info.max_per_file);
+	EXPECT_EQ(sysconf(_SC_NPROCESSORS_CONF), self->info.nr_cpus);
+	EXPECT_LE(self->info.tick_ns, self->info.max_timeout_ns);
+	ASSERT_GT(sizeof(names) / sizeof(names[0]), self->info.scheme);
+	f = fopen(path, "re");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%63s", want));
+	fclose(f);
+	EXPECT_STREQ(want, names[self->info.scheme]);
+}
+
+TEST_F(dev, set_fires_once)
+{
+	struct callout_event ev[4];
+	unsigned long long before = now_ns();
+	__u64 h = 0;
+
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(0, set_callout(self->fd, 20 * MS, 0, 0x1234, &h));
+	EXPECT_NE(0, h);
+	ASSERT_EQ(1, read_events(self->fd, ev, 4, 5000));
+	EXPECT_EQ(h, ev[0].handle);
+	EXPECT_EQ(0x1234, ev[0].cookie);
+	EXPECT_EQ(0, ev[0].arg);
+	EXPECT_EQ(0, ev[0].flags);
+	EXPECT_EQ(0, ev[0].overrun);
+	EXPECT_LE(before + 20 * MS, ev[0].expires_ns);
+	EXPECT_LE(ev[0].expires_ns, ev[0].fired_ns);
+	EXPECT_LE(ev[0].fired_ns, now_ns());
+	/* Once: nothing more, and it is no longer pending. */
+	EXPECT_EQ(0, read_events(self->fd, ev, 4, 60));
+	EXPECT_EQ(-ENOENT, unset_callout(self->fd, h));
+}
+
+TEST_F(dev, handles_unique)
+{
+	enum { N = 1000 };
+	static __u64 h[N];
+	int i;
+
+	if (_metadata->skip)
+		return;
+	for (i = 0; i < N; i++) {
+		ASSERT_EQ(0, set_callout(self->fd, 3600000 * MS, 0, i, &h[i]));
+		ASSERT_NE(0, h[i]);
+		if (i)
+			ASSERT_LT(h[i - 1], h[i]);
+	}
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, unset_callout(self->fd, h[i]));
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(-ENOENT, unset_callout(self->fd, h[i]));
+	/* A handle is never reused by the same file. */
+	ASSERT_EQ(0, set_callout(self->fd, 3600000 * MS, 0, 0, &h[0]));
+	EXPECT_LT(h[N - 1], h[0]);
+}
+
+TEST_F(dev, set_errors)
+{
+	__u64 max, tick, h = 0;
+	struct callout_set *ro;
+	struct callout_event ev;
+
+	if (_metadata->skip)
+		return;
+	max = self->info.max_timeout_ns;
+	tick = self->info.tick_ns;
+	EXPECT_EQ(-EINVAL, set_callout(self->fd, 0, 0, 0, &h));
+	EXPECT_EQ(-EINVAL, set_callout(self->fd, MS, tick - 1, 0, &h));
+	EXPECT_EQ(-EINVAL, set_callout(self->fd, MS, 1, 0, &h));
+	EXPECT_EQ(-ERANGE, set_callout(self->fd, max + 1, 0, 0, &h));
+	EXPECT_EQ(-ERANGE, set_callout(self->fd, MS, max + 1, 0, &h));
+	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_SET, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_SET, (void *)16));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* The handle cannot be written back: nothing may stay armed. */
+	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	ro->timeout_ns = 10 * MS;
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
+	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_SET, ro));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 100));
+	munmap(ro, 4096);
+}
+
+TEST_F(dev, unset)
+{
+	struct callout_event ev;
+	__u64 h = 0;
+
+	if (_metadata->skip)
+		return;
+	EXPECT_EQ(-ENOENT, unset_callout(self->fd, 0));
+	EXPECT_EQ(-ENOENT, unset_callout(self->fd, 12345));
+	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_UNSET, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	ASSERT_EQ(0, set_callout(self->fd, 30 * MS, 0, 1, &h));
+	EXPECT_EQ(0, unset_callout(self->fd, h));
+	EXPECT_EQ(-ENOENT, unset_callout(self->fd, h));
+	/* No event for a cancelled callout, ever. */
+	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 150));
+}
+
+TEST_F(dev, reset)
+{
+	struct callout_reset r = { .timeout_ns = 200 * MS };
+	struct callout_event ev;
+	unsigned long long at;
+
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(0, set_callout(self->fd, 50 * MS, 0, 7, &r.handle));
+	at = now_ns();
+	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_RESET, &r));
+	/* Pushed back: nothing at the old time. */
+	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 120));
+	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	EXPECT_EQ(r.handle, ev.handle);
+	EXPECT_EQ(7, ev.cookie);
+	EXPECT_LE(at + 200 * MS, ev.fired_ns);
+	/* Fired: not pending. */
+	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_RESET, &r));
+	EXPECT_EQ(ENOENT, errno);
+	r.handle = 999999;
+	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_RESET, &r));
+	EXPECT_EQ(ENOENT, errno);
+	r.timeout_ns = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_RESET, &r));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(dev, timeout_untimeout)
+{
+	struct callout_timeout t = { .func = 0xf00, .arg = 0xa };
+	struct callout_untimeout u = { .func = 0xf00, .arg = 0xa };
+	struct callout_event ev;
+	unsigned long long before;
+
+	if (_metadata->skip)
+		return;
+	t.ticks = (20 * MS + self->info.tick_ns - 1) / self->info.tick_ns;
+	before = now_ns();
+	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
+	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	EXPECT_EQ(CALLOUT_EV_TIMEOUT, ev.flags);
+	EXPECT_EQ(0, ev.handle);
+	EXPECT_EQ(0xf00, ev.cookie);
+	EXPECT_EQ(0xa, ev.arg);
+	EXPECT_LE(before + t.ticks * self->info.tick_ns, ev.fired_ns);
+	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_UNTIMEOUT, &u));
+	EXPECT_EQ(ENOENT, errno);
+
+	/* Pairs need not be unique: each UNTIMEOUT cancels one. */
+	t.ticks = 3600;
+	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
+	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
+	EXPECT_EQ(0, ioctl(self->fd, CALLOUT_IOC_UNTIMEOUT, &u));
+	EXPECT_EQ(0, ioctl(self->fd, CALLOUT_IOC_UNTIMEOUT, &u));
+	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_UNTIMEOUT, &u));
+	EXPECT_EQ(ENOENT, errno);
+
+	/* The key is the exact pair. */
+	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
+	u.arg = 0xb;
+	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_UNTIMEOUT, &u));
+	EXPECT_EQ(ENOENT, errno);
+	u.arg = 0xa;
+	EXPECT_EQ(0, ioctl(self->fd, CALLOUT_IOC_UNTIMEOUT, &u));
+
+	t.ticks = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
+	EXPECT_EQ(EINVAL, errno);
+	t.ticks = self->info.max_timeout_ns / self->info.tick_ns + 1;
+	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
+	EXPECT_EQ(ERANGE, errno);
+	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 50));
+}
+
+TEST_F(dev, read_errors)
+{
+	struct callout_event ev;
+	char small[sizeof(ev) - 1];
+	void *volatile nowhere = NULL;
+	int fl;
+
+	if (_metadata->skip)
+		return;
+	EXPECT_EQ(-1, read(self->fd, small, sizeof(small)));
+	EXPECT_EQ(EINVAL, errno);
+	fl = fcntl(self->fd, F_GETFL);
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, fl | O_NONBLOCK));
+	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+
+	/* A bad buffer loses nothing: the event is still there after. */
+	ASSERT_EQ(0, set_callout(self->fd, 10 * MS, 0, 42, NULL));
+	usleep(100000);
+	EXPECT_EQ(-1, read(self->fd, nowhere, sizeof(ev)));
+	EXPECT_EQ(EFAULT, errno);
+	ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(42, ev.cookie);
+	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+TEST_F(dev, read_many_epoll)
+{
+	enum { N = 100 };
+	struct callout_event ev[64];
+	struct epoll_event ee = { .events = EPOLLIN };
+	int got[N] = { 0 }, total = 0, ep, i, n;
+	__u64 first = 0, h = 0;
+
+	if (_metadata->skip)
+		return;
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->fd, &ee));
+	for (i = 0; i < N; i++) {
+		ASSERT_EQ(0, set_callout(self->fd, (20 + i % 20) * MS, 0, i, &h));
+		if (!i)
+			first = h;
+	}
+	EXPECT_EQ(0, epoll_wait(ep, &ee, 1, 0));
+	while (total < N) {
+		ASSERT_EQ(1, epoll_wait(ep, &ee, 1, 5000));
+		ASSERT_TRUE(ee.events & EPOLLIN);
+		n = read(self->fd, ev, sizeof(ev));
+		ASSERT_LT(0, n);
+		ASSERT_EQ(0, n % sizeof(ev[0]));
+		for (i = 0; i < n / (int)sizeof(ev[0]); i++) {
+			ASSERT_GT(N, ev[i].cookie);
+			EXPECT_EQ(first + ev[i].cookie, ev[i].handle);
+			got[ev[i].cookie]++;
+			total++;
+		}
+	}
+	for (i = 0; i < N; i++)
+		EXPECT_EQ(1, got[i]) TH_LOG("cookie %d delivered %d times", i, got[i]);
+	EXPECT_EQ(0, epoll_wait(ep, &ee, 1, 50));
+	close(ep);
+}
+
+TEST_F(dev, periodic_overrun)
+{
+	struct callout_event ev[64];
+	unsigned long long start, stop, period = 10 * MS, expirations = 0;
+	__u64 h = 0, last = 0;
+	int i, n;
+
+	if (_metadata->skip)
+		return;
+	if (period < self->info.tick_ns)
+		period = self->info.tick_ns;
+	start = now_ns();
+	ASSERT_EQ(0, set_callout(self->fd, period, period, 5, &h));
+	usleep(300000);
+	/* Unread expiries pile up in one event's overrun, not in memory. */
+	n = read_events(self->fd, ev, 64, 1000);
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(CALLOUT_EV_PERIODIC, ev[0].flags);
+	EXPECT_EQ(h, ev[0].handle);
+	EXPECT_LT(0, ev[0].overrun);
+	expirations += 1 + ev[0].overrun;
+	last = ev[0].expires_ns;
+	/* Keep reading a little: each expiry's due time is a period later. */
+	for (i = 0; i < 5; i++) {
+		n = read_events(self->fd, ev, 64, 1000);
+		ASSERT_EQ(1, n);
+		EXPECT_EQ(0, (ev[0].expires_ns - last) % period);
+		EXPECT_EQ((ev[0].expires_ns - last) / period, 1 + ev[0].overrun);
+		EXPECT_LE(ev[0].expires_ns, ev[0].fired_ns);
+		expirations += 1 + ev[0].overrun;
+		last = ev[0].expires_ns;
+	}
+	EXPECT_EQ(0, unset_callout(self->fd, h));
+	stop = now_ns();
+	/* Every due expiry counted, none early: at most what time allowed. */
+	EXPECT_GE((stop - start) / period, expirations);
+	EXPECT_LE((last - start) / period, expirations + 1);
+	EXPECT_EQ(0, read_events(self->fd, ev, 64, 3 * period / MS));
+	EXPECT_EQ(-ENOENT, unset_callout(self->fd, h));
+}
+
+TEST_F(dev, never_early)
+{
+	enum { N = 3000 };
+	static unsigned long long want[N];
+	static int seen[N];
+	struct callout_event ev[256];
+	unsigned long long before;
+	int i, n, total = 0, early = 0;
+	__u64 t, first = 0, h = 0;
+
+	if (_metadata->skip)
+		return;
+	srandom(getpid());
+	for (i = 0; i < N; i++) {
+		t = (1 + random() % 100) * MS + random() % MS;
+		before = now_ns();
+		ASSERT_EQ(0, set_callout(self->fd, t, 0, i, &h));
+		if (!i)
+			first = h;
+		ASSERT_EQ(first + i, h);
+		want[i] = before + t;
+	}
+	while (total < N) {
+		n = read_events(self->fd, ev, 256, 5000);
+		ASSERT_LT(0, n) TH_LOG("%d of %d events arrived", total, N);
+		for (i = 0; i < n; i++) {
+			ASSERT_GT(N, ev[i].cookie);
+			seen[ev[i].cookie]++;
+			early += ev[i].fired_ns < want[ev[i].cookie] ||
+				 ev[i].expires_ns < want[ev[i].cookie];
+			total++;
+		}
+	}
+	EXPECT_EQ(0, early);
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(1, seen[i]);
+}
+
+TEST_F(dev, isolation)
+{
+	struct callout_reset r = { .timeout_ns = 10 * MS };
+	struct callout_untimeout u = { .func = 1, .arg = 2 };
+	struct callout_timeout t = { .func = 1, .arg = 2, .ticks = 100000 };
+	struct callout_event ev;
+	int other;
+	__u64 h = 0;
+
+	if (_metadata->skip)
+		return;
+	other = open(CALLOUT_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, set_callout(self->fd, 30 * MS, 0, 3, &h));
+	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
+	EXPECT_EQ(-ENOENT, unset_callout(other, h));
+	r.handle = h;
+	EXPECT_EQ(-1, ioctl(other, CALLOUT_IOC_RESET, &r));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, ioctl(other, CALLOUT_IOC_UNTIMEOUT, &u));
+	EXPECT_EQ(ENOENT, errno);
+	usleep(100000);
+	EXPECT_EQ(-1, read(other, &ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 1000));
+	EXPECT_EQ(h, ev.handle);
+	EXPECT_EQ(0, ioctl(self->fd, CALLOUT_IOC_UNTIMEOUT, &u));
+	close(other);
+}
+
+TEST_F(dev, fork_shares_file)
+{
+	struct callout_event ev;
+	int status;
+	pid_t pid;
+
+	if (_metadata->skip)
+		return;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(set_callout(self->fd, 20 * MS, 0, 0xc41d, NULL) ? 1 : 0);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, status);
+	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	EXPECT_EQ(0xc41d, ev.cookie);
+}
+
+TEST_F(dev, stats_count_pending)
+{
+	enum { N = 500 };
+	long long before;
+	int i;
+
+	if (_metadata->skip)
+		return;
+	before = stat_value("pending");
+	ASSERT_LE(0, before) TH_LOG("no pending: in debugfs stats");
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, set_callout(self->fd, 3600000 * MS, 0, i, NULL));
+	EXPECT_EQ(before + N, stat_value("pending"));
+	EXPECT_LE(N, stat_value("user_callouts"));
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_EQ(before, stat_value("pending"));
+}
+
+/* With nothing pending, no CPU takes a tick from callout. */
+TEST_F(dev, tickless_when_idle)
+{
+	long long runs;
+
+	if (_metadata->skip)
+		return;
+	if (stat_value("pending") != 0)
+		SKIP(return, "other callouts are pending");
+	runs = stat_value("ticks_run");
+	usleep(300000);
+	EXPECT_EQ(runs, stat_value("ticks_run"));
+}
+
+TEST_F(dev, enospc_per_file)
+{
+	unsigned long long max = self->info.max_per_file, i;
+	__u64 h = 0;
+
+	if (_metadata->skip)
+		return;
+	if (max > 200000)
+		SKIP(return, "max_per_file %llu is too many to fill here", max);
+	for (i = 0; i < max; i++)
+		ASSERT_EQ(0, set_callout(self->fd, 3600000 * MS, 0, i, &h));
+	EXPECT_EQ(-ENOSPC, set_callout(self->fd, 3600000 * MS, 0, i, NULL));
+	ASSERT_EQ(0, unset_callout(self->fd, h));
+	EXPECT_EQ(0, set_callout(self->fd, 3600000 * MS, 0, i, NULL));
+}
+
+/* close() with a million pending frees them all, and quickly. */
+TEST(close_a_million)
+{
+	unsigned long long n = 1000000, i, t0, t1, t2;
+	long long users;
+	int fd;
+
+	if (!callout_loaded())
+		SKIP(return, "callout.ko is not loaded");
+	if ((unsigned long long)param("max_per_file") < n)
+		SKIP(return, "max_per_file is below a million");
+	fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	users = stat_value("user_callouts");
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, set_callout(fd, (1000 + i % 100000) * MS, 0, i,
+					 NULL));
+	t1 = now_ns();
+	EXPECT_EQ(users + n, stat_value("user_callouts"));
+	close(fd);
+	t2 = now_ns();
+	EXPECT_EQ(users, stat_value("user_callouts"));
+	TH_LOG("1M SET in %llu ms (%llu ns each), close in %llu ms",
+	       (t1 - t0) / MS, (t1 - t0) / n, (t2 - t1) / MS);
+}
+
+/* A CPU that goes offline hands its callouts to another; none is lost. */
+TEST(cpu_offline_keeps_callouts)
+{
+	enum { N = 500 };
+	const char *online = "/sys/devices/system/cpu/cpu1/online";
+	static unsigned long long want[N];
+	struct callout_event ev[128];
+	cpu_set_t set;
+	int fd, ctl, i, n, total = 0, early = 0;
+
+	if (!callout_loaded())
+		SKIP(return, "callout.ko is not loaded");
+	ctl = open(online, O_WRONLY | O_CLOEXEC);
+	if (ctl < 0)
+		SKIP(return, "cpu1 cannot go offline here");
+	fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	for (i = 0; i < N; i++) {
+		want[i] = now_ns() + (200 + i % 300) * MS;
+		ASSERT_EQ(0, set_callout(fd, (200 + i % 300) * MS, 0, i, NULL));
+	}
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	ASSERT_EQ(1, write(ctl, "0", 1)) TH_LOG("offline: %s", strerror(errno));
+	while (total < N) {
+		n = read_events(fd, ev, 128, 5000);
+		ASSERT_LT(0, n) TH_LOG("%d of %d events arrived", total, N);
+		for (i = 0; i < n; i++) {
+			ASSERT_GT(N, ev[i].cookie);
+			early += ev[i].fired_ns < want[ev[i].cookie];
+		}
+		total += n;
+	}
+	EXPECT_EQ(1, write(ctl, "1", 1)) TH_LOG("online: %s", strerror(errno));
+	EXPECT_EQ(0, early);
+	close(ctl);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
