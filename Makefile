@@ -91,9 +91,9 @@ vm: modules selftests
 # Static checks of the sources: checkpatch --strict, shellcheck.
 lint:
 	$(ensure_deps)
-	$(CALLOUT_CACHE)/linux-source-6.1/scripts/checkpatch.pl --no-tree --strict \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -q \
-		-f $(sort $(wildcard module/*.[ch] include/*/*.h include/*/*/*.h))
+	$(CALLOUT_CACHE)/linux-source-6.1/scripts/checkpatch.pl --no-tree --strict -q \
+		-f $(sort $(wildcard module/*.[ch] include/*/*.h include/*/*/*.h \
+			selftests/*/*.[ch]))
 	shellcheck scripts/*.sh .ci/run
 
 clean:

@@ -214,15 +214,15 @@ build_initramfs() {
 		 "lib/modules/$kver/extra"; do
 		mkdir -p "$stage/$d"
 	done
-	cp /usr/bin/busybox "$stage/bin/busybox"
-	busybox --list-full | while read -r d; do
+	copy_exec /bin/busybox
+	/bin/busybox --list-full | while read -r d; do
 		[ -e "$stage/$d" ] || ln -s /bin/busybox "$stage/$d"
 	done
 	# kselftest's runner needs GNU timeout (--foreground), module.sh kmod's
 	# modprobe; both are dynamically linked.
 	rm -f "$stage/usr/bin/timeout"
 	copy_exec /usr/bin/timeout
-	copy_exec /usr/bin/kmod /sbin/kmod
+	copy_exec /bin/kmod /sbin/kmod
 	for d in modprobe depmod insmod rmmod lsmod modinfo; do
 		rm -f "$stage/sbin/$d"
 		ln -s kmod "$stage/sbin/$d"
@@ -342,9 +342,19 @@ main() {
 	kernel=$cache/kernels/$kver/vmlinuz
 	[ -f "$kernel" ] || die "no kernel image $kernel"
 
+	work=$(mktemp -d "${TMPDIR:-/tmp}/callout-vm.XXXXXX")
+	stage=$work/root
+	# shellcheck disable=SC2064 # expand now: $work is local to this run
+	trap "rm -rf '$work'" EXIT
+	token=CALLOUT-VM-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+
+	# Others may build in this tree at the same time: build and copy the
+	# results into the initramfs under the lock their builds take too.
+	mkdir -p "$top/build"
+	exec 8>"$top/build/.lock"
+	flock 8
 	if [ -z "${CALLOUT_VM_NOBUILD:-}" ]; then
-		mkdir -p "$top/build"
-		flock "$top/build/.lock" make -s -C "$top" KVER="$kver" modules selftests >&2 ||
+		make -s -C "$top" KVER="$kver" modules selftests >&2 ||
 			die "the build failed"
 	fi
 	[ -f "$top/callout.ko" ] || die "no $top/callout.ko: run make"
@@ -352,13 +362,8 @@ main() {
 	vermagic=$(modinfo -F vermagic "$top/callout.ko")
 	[ "${vermagic%% *}" = "$kver" ] ||
 		die "callout.ko is built for ${vermagic%% *}, not $kver: run make KVER=$kver"
-
-	work=$(mktemp -d "${TMPDIR:-/tmp}/callout-vm.XXXXXX")
-	stage=$work/root
-	# shellcheck disable=SC2064 # expand now: $work is local to this run
-	trap "rm -rf '$work'" EXIT
-	token=CALLOUT-VM-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
 	build_initramfs
+	exec 8>&-
 
 	# TCG unless asked: a /dev/kvm can be there and still not work (nested).
 	local accel=${CALLOUT_VM_ACCEL:-tcg} append qrc=0
