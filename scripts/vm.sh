@@ -115,8 +115,7 @@ add_path() {
 	fi
 }
 
-# cpio_char NAME MAJOR MINOR: a newc archive holding one character device,
-# so /dev/console exists without mknod (and without root).
+# cpio_entry NAME MODE RDEV_MAJOR RDEV_MINOR: one newc header, no data.
 cpio_entry() {
 	local name=$1 mode=$2 rmaj=$3 rmin=$4 namesize pad
 	namesize=$(( ${#name} + 1 ))
@@ -127,6 +126,9 @@ cpio_entry() {
 	ino=$((ino + 1))
 }
 
+# A newc archive holding /dev/console, which the kernel opens for /init
+# before anything can mount devtmpfs: made by hand, it needs no mknod (and no
+# root). The kernel unpacks concatenated archives in order.
 cpio_console() {
 	local ino=1
 	cpio_entry dev $((0040755)) 0 0
@@ -359,7 +361,8 @@ main() {
 	fi
 	[ -f "$top/callout.ko" ] || die "no $top/callout.ko: run make"
 	local vermagic
-	vermagic=$(modinfo -F vermagic "$top/callout.ko")
+	vermagic=$(modinfo -F vermagic "$top/callout.ko" 2>/dev/null) ||
+		die "$top/callout.ko is not a kernel module: run make"
 	[ "${vermagic%% *}" = "$kver" ] ||
 		die "callout.ko is built for ${vermagic%% *}, not $kver: run make KVER=$kver"
 	build_initramfs
