@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tw_user.h - the few kernel facilities tw.h and the scheme files need in
+ * user space that the kernel's own tools/include does not provide.
+ *
+ * Everything else comes from linux-source-6.1/tools/include (list.h,
+ * rbtree.h, bitmap.h, hash.h, ...) and tools/lib (rbtree.c, find_bit.c,
+ * bitmap.c), so the module's .c files compile here unchanged. Keep this
+ * file small: an addition here is a place where user space and the kernel
+ * can differ.
+ */
+#ifndef CALLOUT_TW_USER_H
+#define CALLOUT_TW_USER_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <asm/bug.h>
+#include <linux/bitmap.h>
+#include <linux/bitops.h>
+#include <linux/compiler.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/rbtree.h>
+#include <linux/types.h>
+
+#ifndef U32_MAX
+#define U32_MAX		((u32)~0U)
+#endif
+#ifndef U64_MAX
+#define U64_MAX		((u64)~0ULL)
+#endif
+
+/* Warnings are counted, so a test can require that none fired. */
+extern unsigned long tw_user_warnings;
+#undef __WARN_printf
+#define __WARN_printf(arg...)	do {				\
+		tw_user_warnings++;				\
+		fprintf(stderr, arg);				\
+	} while (0)
+
+#ifndef pr_fmt
+#define pr_fmt(fmt) fmt
+#endif
+#define pr_err(fmt, ...)	fprintf(stderr, pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_warn(fmt, ...)	fprintf(stderr, pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_info(fmt, ...)	fprintf(stdout, pr_fmt(fmt), ##__VA_ARGS__)
+
+/* The allocators; gfp_t and GFP_KERNEL come from tools' linux/types.h. */
+static inline void *kmalloc(size_t size, gfp_t gfp)
+{
+	return malloc(size ? size : 1);
+}
+
+static inline void *kzalloc(size_t size, gfp_t gfp)
+{
+	return calloc(1, size ? size : 1);
+}
+
+static inline void *kcalloc(size_t n, size_t size, gfp_t gfp)
+{
+	return calloc(n ? n : 1, size ? size : 1);
+}
+
+static inline void *kmalloc_array(size_t n, size_t size, gfp_t gfp)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	return malloc(n && size ? n * size : 1);
+}
+
+static inline void kfree(const void *p)
+{
+	free((void *)p);
+}
+
+#define kvmalloc(size, gfp)		kmalloc(size, gfp)
+#define kvzalloc(size, gfp)		kzalloc(size, gfp)
+#define kvcalloc(n, size, gfp)		kcalloc(n, size, gfp)
+#define kvmalloc_array(n, size, gfp)	kmalloc_array(n, size, gfp)
+#define kvfree(p)			kfree(p)
+
+/* The kernel's bitmap_zalloc() takes gfp flags; tools/include's does not. */
+#define bitmap_zalloc(nbits, gfp) \
+	kcalloc(BITS_TO_LONGS(nbits), sizeof(long), gfp)
+
+#endif /* CALLOUT_TW_USER_H */
