@@ -5,7 +5,8 @@
 # is the front door for people (make help).
 #
 #   make [KVER=6.1.0-xx-amd64]   build callout.ko (default: the newest
-#                                /usr/src/linux-headers-*-amd64, not uname -r)
+#                                /usr/src/linux-headers-*-amd64, not -rt or
+#                                -cloud, never uname -r)
 #   make check                   every test; ends with "N passed, N failed"
 #   make demo / make shell       the VM, scripted / interactive
 
@@ -13,9 +14,8 @@ CALLOUT_CACHE ?= $(CURDIR)/.cache
 export CALLOUT_CACHE
 
 # Evaluated when used, so a fresh machine's first `make` sees the headers
-# that deps.sh has just installed.
-KVER ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
-		sed 's|^/usr/src/linux-headers-||' | sort -V | tail -n 1)
+# that deps.sh has just installed: the newest generic -amd64 headers.
+KVER ?= $(shell scripts/deps.sh --print-kver)
 # A kernel built from source can be used by linking its tree to
 # $(CALLOUT_CACHE)/kernels/<kver>/build beside its vmlinuz.
 KDIR ?= $(or $(wildcard $(CALLOUT_CACHE)/kernels/$(KVER)/build),/usr/src/linux-headers-$(KVER))
@@ -101,6 +101,6 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,11s/^# \{0,1\}//p' Makefile
+	@sed -n '3,12s/^# \{0,1\}//p' Makefile
 	@echo 'Other targets: modules selftests deps vm CMD=... lint clean'
 	@echo 'Variables: KVER=<kver> PARAMS="k=v ..." CHECK_PARAMS="set1;set2"'

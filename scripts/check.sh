@@ -197,7 +197,7 @@ vm_opts=()
 # Two boots that must fail, to prove a failure in the VM fails the run.
 vm_selftest() {
 	local kver kdir tmp rc=0 n=1
-	kver=${KVER:-$(vm_fn newest_kver)}
+	kver=${KVER:-$(scripts/deps.sh --print-kver)}
 	kdir=$cache/kernels/$kver/build
 	[ -d "$kdir" ] || kdir=/usr/src/linux-headers-$kver
 	tmp=$(mktemp -d)

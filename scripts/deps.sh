@@ -8,11 +8,14 @@
 #
 # Usage: scripts/deps.sh [KVER]...          install everything the project
 #                                           needs, plus headers and a VM image
-#                                           for each KVER (default: the newest
-#                                           installed linux-headers-*-amd64)
+#                                           for each KVER (default: see
+#                                           --print-kver)
 #        scripts/deps.sh --check [KVER]...  exit 0, silently, if all of that
 #                                           is already there (cheap: one
 #                                           dpkg-query and a few stats)
+#        scripts/deps.sh --print-kver       print the default KVER: the newest
+#                                           installed generic -amd64 headers
+#                                           (sort -V; not -rt, not -cloud)
 #
 # CALLOUT_CACHE (default: <top>/.cache) is where the kernel images and the
 # files from linux-source go.
@@ -57,12 +60,20 @@ missing_pkgs() {
 	done
 }
 
-# The kernel image for the VM is the one matching the newest installed headers.
+# The default kernel, for the build and the VM: the newest installed
+# linux-headers-*-amd64 of the generic flavour (-rt and -cloud are there to
+# be asked for by name, not to become everybody's default once installed).
 newest_headers() {
 	local d
 	for d in /usr/src/linux-headers-*-amd64; do
+		case $d in *-rt-amd64|*-cloud-amd64) continue ;; esac
 		[ -d "$d" ] && echo "${d#/usr/src/linux-headers-}"
 	done | sort -V | tail -n 1
+}
+
+# A kernel built from source brings its tree: $cache/kernels/KVER/build.
+have_headers() {
+	[ -d "/usr/src/linux-headers-$1" ] || [ -d "$cache/kernels/$1/build" ]
 }
 
 kvers=()
@@ -70,7 +81,8 @@ check=
 for arg in "$@"; do
 	case $arg in
 	--check) check=1 ;;
-	-h|--help) sed -n '3,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--print-kver) newest_headers; exit 0 ;;
+	-h|--help) sed -n '3,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) echo "deps: unknown option $arg" >&2; exit 2 ;;
 	*) kvers+=("$arg") ;;
 	esac
@@ -88,8 +100,7 @@ ready() {
 		set -- "${kvers[@]}"
 	fi
 	for k in "$@"; do
-		[ -d "/usr/src/linux-headers-$k" ] &&
-			[ -f "$cache/kernels/$k/vmlinuz" ] || return 1
+		have_headers "$k" && [ -f "$cache/kernels/$k/vmlinuz" ] || return 1
 	done
 }
 
@@ -140,7 +151,7 @@ fetch_kernel() {
 # Extra kernels named on the command line (e.g. for the 6.12 matrix).
 [ ${#kvers[@]} -gt 0 ] || kvers=("$(newest_headers)")
 for kver in "${kvers[@]}"; do
-	[ -d "/usr/src/linux-headers-$kver" ] || {
+	have_headers "$kver" || {
 		echo "deps: installing linux-headers-$kver"
 		apt_update
 		apt-get install -y -qq --no-install-recommends "linux-headers-$kver" >/dev/null

@@ -73,13 +73,6 @@ taint_problems() {
 	echo "${out# }"
 }
 
-newest_kver() {
-	local d
-	for d in /usr/src/linux-headers-*-amd64; do
-		[ -d "$d" ] && echo "${d#/usr/src/linux-headers-}"
-	done | sort -V | tail -n 1
-}
-
 # copy_exec FILE [DEST]: copy FILE into the initramfs at DEST (default: the
 # same path) with the shared libraries and the loader it needs, as
 # initramfs-tools' copy_exec does.
@@ -340,7 +333,7 @@ main() {
 
 	"$top/scripts/deps.sh" --check ${kver:+"$kver"} ||
 		"$top/scripts/deps.sh" ${kver:+"$kver"} >&2
-	[ -n "$kver" ] || kver=$(newest_kver)
+	[ -n "$kver" ] || kver=$("$top/scripts/deps.sh" --print-kver)
 	kernel=$cache/kernels/$kver/vmlinuz
 	[ -f "$kernel" ] || die "no kernel image $kernel"
 
