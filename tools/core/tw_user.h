@@ -26,12 +26,12 @@
 #include <linux/rbtree.h>
 #include <linux/types.h>
 
-#ifndef U32_MAX
+/* linux/limits.h */
+#define U8_MAX		((u8)~0U)
+#define U16_MAX		((u16)~0U)
 #define U32_MAX		((u32)~0U)
-#endif
-#ifndef U64_MAX
 #define U64_MAX		((u64)~0ULL)
-#endif
+#define S64_MAX		((s64)(U64_MAX >> 1))
 
 /* Warnings are counted, so a test can require that none fired. */
 extern unsigned long tw_user_warnings;
