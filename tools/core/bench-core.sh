@@ -9,7 +9,9 @@
 #   BENCH_NS       the values of n (default "10 1000 100000 1000000")
 #   BENCH_SCHEMES  the schemes (default: every one linked into TW_BENCH)
 #
-# Writes RESULTS_DIR/bench-core.csv and RESULTS_DIR/bench-core.md, and ends
+# Writes RESULTS_DIR/bench-core.csv, the same as Markdown tables in
+# bench-core.md and as reStructuredText for Documentation/ in
+# bench-core.rst, and ends
 # with TAP lines checking the paper's shapes between n = 1k and n = 1M:
 # ordered/bsd insert linear, tree insert logarithmic, hashed/hierarchical
 # insert flat (within 2x), list tick linear.
@@ -23,6 +25,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 csv=$results/bench-core.csv
 md=$results/bench-core.md
+rst=$results/bench-core.rst
 
 # inclusive FILE FUNCTION: callgrind's inclusive Ir of FUNCTION in FILE.
 inclusive() {
@@ -56,36 +59,65 @@ for s in "${schemes[@]}"; do
 	done
 done
 
-# The Markdown tables: one per operation, a row per scheme, a column per n.
+# table FORMAT FIELD: one operation's costs, a row per scheme, a column
+# per n, as Markdown (md) or a reStructuredText simple table (rst).
+table() {
+	awk -F, -v fmt="$1" -v field="$2" -v ns="$ns" '
+	NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
+	{
+		if (!($1 in seen)) { seen[$1] = 1; order[++rows] = $1 }
+		v[$1, $2] = $idx[field]
+	}
+	function label(n) {
+		return n >= 1000000 ? n / 1000000 "M" : n >= 1000 ? n / 1000 "k" : n
+	}
+	END {
+		cols = split(ns, nn, " ")
+		if (fmt == "rst") {
+			rule = sprintf("%-14s", "==============")
+			for (c = 1; c <= cols; c++) rule = rule " ==========="
+			print rule
+			line = sprintf("%-14s", "scheme")
+			for (c = 1; c <= cols; c++) line = line sprintf(" %11s", "n=" label(nn[c]))
+			print line; print rule
+			for (r = 1; r <= rows; r++) {
+				line = sprintf("%-14s", order[r])
+				for (c = 1; c <= cols; c++) line = line sprintf(" %11s", v[order[r], nn[c]])
+				print line
+			}
+			print rule
+			exit
+		}
+		line = "| scheme |"; sep = "|---|"
+		for (c = 1; c <= cols; c++) { line = line " n=" label(nn[c]) " |"; sep = sep "---:|" }
+		print line; print sep
+		for (r = 1; r <= rows; r++) {
+			line = "| " order[r] " |"
+			for (c = 1; c <= cols; c++) line = line " " v[order[r], nn[c]] " |"
+			print line
+		}
+	}' "$csv"
+}
+
+ops=("insert_ir:insert" "remove_ir:remove" "tick_ir:one-tick advance")
 {
 	echo "Instructions (callgrind Ir) per operation, n callouts outstanding."
-	for col in insert_ir:insert remove_ir:remove tick_ir:"one-tick advance"; do
-		field=${col%%:*}
+	for col in "${ops[@]}"; do
 		echo
 		echo "**${col#*:}**"
 		echo
-		awk -F, -v field="$field" -v ns="$ns" '
-		NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
-		{
-			if (!($1 in seen)) { seen[$1] = 1; order[++rows] = $1 }
-			v[$1, $2] = $idx[field]
-		}
-		function label(n) {
-			return n >= 1000000 ? n / 1000000 "M" : n >= 1000 ? n / 1000 "k" : n
-		}
-		END {
-			cols = split(ns, nn, " ")
-			line = "| scheme |"; sep = "|---|"
-			for (c = 1; c <= cols; c++) { line = line " n=" label(nn[c]) " |"; sep = sep "---:|" }
-			print line; print sep
-			for (r = 1; r <= rows; r++) {
-				line = "| " order[r] " |"
-				for (c = 1; c <= cols; c++) line = line " " v[order[r], nn[c]] " |"
-				print line
-			}
-		}' "$csv"
+		table md "${col%%:*}"
 	done
 } >"$md"
+{
+	for col in "${ops[@]}"; do
+		echo "${col#*:}"
+		echo "${col#*:}" | tr '[:print:]' '~'
+		echo
+		table rst "${col%%:*}"
+		echo
+	done
+} >"$rst"
 cat "$md"
 
 # The shapes, as TAP: ratio of the cost at n=1M to the cost at n=1k.
