@@ -156,40 +156,22 @@ static void collect_slot(struct tw_wheel *w, struct hashed_wheel *hw,
 	tw_slots_settle(&hw->slots, idx);
 }
 
-/* Visit the busy slots among @first..@last (no wrap). */
-static void collect_range(struct tw_wheel *w, struct hashed_wheel *hw,
-			  u32 first, u32 last, u64 now,
-			  struct list_head *expired)
-{
-	u32 idx = first;
-
-	for_each_set_bit_from(idx, hw->slots.busy, last + 1)
-		collect_slot(w, hw, idx, now, expired);
-}
-
 /*
- * PERTICK for every tick w->now + 1 .. @now: visit the slots those ticks
- * hash to, each at most once. When the distance is a full round or more,
- * that is every slot; otherwise the range of slots from the one of
- * w->now + 1 to the one of @now, which may wrap.
+ * PERTICK for every tick w->now + 1 .. @now: visit the busy slots those
+ * ticks hash to, each at most once (all of them for a round or more).
  */
 static void hashed_advance(struct tw_wheel *w, u64 now,
 			   struct list_head *expired)
 {
 	struct hashed_wheel *hw = w->priv;
-	u32 first, last;
+	struct tw_slot_range r[2];
+	int i, nr = tw_slots_passed(hw->mask, w->now, now, r);
+	u32 idx;
 
-	if (now - w->now > hw->mask) {
-		collect_range(w, hw, 0, hw->mask, now, expired);
-		return;
-	}
-	first = calc_slot(hw, w->now + 1);
-	last = calc_slot(hw, now);
-	if (first <= last) {
-		collect_range(w, hw, first, last, now, expired);
-	} else {
-		collect_range(w, hw, first, hw->mask, now, expired);
-		collect_range(w, hw, 0, last, now, expired);
+	for (i = 0; i < nr; i++) {
+		idx = r[i].first;
+		for_each_set_bit_from(idx, hw->slots.busy, r[i].last + 1)
+			collect_slot(w, hw, idx, now, expired);
 	}
 }
 
@@ -202,16 +184,9 @@ static void hashed_advance(struct tw_wheel *w, u64 now,
 static u64 hashed_next(struct tw_wheel *w)
 {
 	struct hashed_wheel *hw = w->priv;
-	u32 first = calc_slot(hw, w->now + 1);
-	u32 idx;
+	s64 dist = tw_slots_distance(&hw->slots, calc_slot(hw, w->now + 1));
 
-	idx = tw_slots_find(&hw->slots, first, hw->slots.nr);
-	if (idx >= hw->slots.nr) {
-		idx = tw_slots_find(&hw->slots, 0, first);
-		if (idx >= first)
-			return TW_NEVER;
-	}
-	return w->now + 1 + ((idx - first) & hw->mask);
+	return dist < 0 ? TW_NEVER : w->now + 1 + dist;
 }
 
 static bool hashed_placed(struct tw_wheel *w, const struct tw_entry *e,

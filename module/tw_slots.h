@@ -70,6 +70,16 @@ static inline void tw_slots_enqueue(struct tw_slots *s, struct tw_entry *e,
 	__set_bit(idx, s->busy);
 }
 
+/* Link @e into slot @idx right after @prev (an entry of it, or its head). */
+static inline void tw_slots_enqueue_after(struct tw_slots *s,
+					  struct tw_entry *e, u32 idx,
+					  struct list_head *prev)
+{
+	e->idx = idx;
+	list_add(&e->list, prev);
+	__set_bit(idx, s->busy);
+}
+
 /* Clear the busy bit of slot @idx if its list has become empty. */
 static inline void tw_slots_settle(struct tw_slots *s, u32 idx)
 {
@@ -88,6 +98,61 @@ static inline void tw_slots_detach(struct tw_slots *s, struct tw_entry *e)
 static inline u32 tw_slots_find(const struct tw_slots *s, u32 from, u32 to)
 {
 	return find_next_bit(s->busy, to, from);
+}
+
+/**
+ * struct tw_slot_range - slots @first..@last, without wrap
+ * @first:	the first slot
+ * @last:	the last slot, >= @first
+ */
+struct tw_slot_range {
+	u32 first;
+	u32 last;
+};
+
+/*
+ * The slots that the ticks @old + 1 .. @now (@old < @now) hash to on a wheel
+ * of @mask + 1 slots, one tick wide, as at most two ranges in @r: every
+ * slot, once, when the distance is a round or more; else the slots from the
+ * one of @old + 1 to the one of @now, split where they wrap. Returns the
+ * number of ranges.
+ */
+static inline int tw_slots_passed(u64 mask, u64 old, u64 now,
+				  struct tw_slot_range r[2])
+{
+	u32 first = (old + 1) & mask, last = now & mask;
+
+	if (now - old > mask) {
+		r[0].first = 0;
+		r[0].last = mask;
+		return 1;
+	}
+	if (first <= last) {
+		r[0].first = first;
+		r[0].last = last;
+		return 1;
+	}
+	r[0].first = first;
+	r[0].last = mask;
+	r[1].first = 0;
+	r[1].last = last;
+	return 2;
+}
+
+/*
+ * The distance in slots from @first to the first busy slot at or after it,
+ * going round, or -1 if every slot is empty.
+ */
+static inline s64 tw_slots_distance(const struct tw_slots *s, u32 first)
+{
+	u32 idx = tw_slots_find(s, first, s->nr);
+
+	if (idx < s->nr)
+		return idx - first;
+	idx = tw_slots_find(s, 0, first);
+	if (idx < first)
+		return s->nr - first + idx;
+	return -1;
 }
 
 /* Entries in slot @idx (a walk: for the debugfs view and the checks). */
