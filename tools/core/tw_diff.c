@@ -416,6 +416,15 @@ static int do_insert(struct tw_diff_model *m)
 	expires = pick_expires(m);
 	eff = expires > m->now ? expires : m->now + 1;
 	iv = eff - m->now;
+	/*
+	 * Simple refuses what is beyond MaxInterval: fold three in four of
+	 * those into its range, so that its wheel fills up too.
+	 */
+	if (m->d->ops->id == TW_SIMPLE && iv > 1ULL << g->wheel_bits &&
+	    rnd_below(m, 4)) {
+		iv = 1 + (iv - 1) % (1ULL << g->wheel_bits);
+		expires = eff = m->now + iv;
+	}
 	if (m->d->ops->id == TW_SIMPLE && iv > 1ULL << g->wheel_bits)
 		want = -ERANGE;
 	if (m->d->ops->id == TW_LAWN && !ttl_known(m, iv) &&
@@ -508,17 +517,19 @@ static int do_jump(struct tw_diff_model *m)
 	case 3:
 		return do_advance(m, m->nr ? m->ref[0].expires - 1 : now + 1);
 	case 4:
+		if (calm)
+			break;
 		return do_advance(m, now + 1 +
 				  rnd_below(m, 4ULL << min(g->wheel_bits, 40U)));
 	case 5: case 6: case 7: case 8:
 		if (calm)
-			return do_advance(m, now + 2 + rnd_below(m, 300));
+			break;
 		return do_far_jump(m);
 	default:
-		return do_advance(m, now + 2 + rnd_below(m, 300));
+		break;
 	}
+	return do_advance(m, now + 2 + rnd_below(m, 300));
 }
-
 static int step(struct tw_diff_model *m)
 {
 	u64 r = rnd_below(m, 1000);
@@ -529,6 +540,8 @@ static int step(struct tw_diff_model *m)
 		return do_remove(m);
 	if (r < 880)
 		return do_advance(m, m->now + 1);
+	if (r < 985 && m->d->dense)
+		return do_advance(m, m->now + 1 + rnd_below(m, 3));
 	if (r < 985)
 		return do_jump(m);
 	if (r < 999 || rnd_below(m, 16))

@@ -59,6 +59,7 @@ struct tw_diff_stats {
  * @start:	w->now at init
  * @nr_ops:	operations to perform (fuzzing: until the input runs out)
  * @pool:	entries to choose from (how many can be pending at once)
+ * @dense:	advance by 1 to 3 ticks only, so entries pile up to @pool
  * @src:	the random choices
  * @stats:	filled in by the run
  * @why:	the first mismatch, when the run fails
@@ -69,6 +70,7 @@ struct tw_diff {
 	u64 start;
 	u64 nr_ops;
 	u32 pool;
+	bool dense;
 	struct tw_diff_src *src;
 	struct tw_diff_stats stats;
 	char why[512];

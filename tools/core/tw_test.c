@@ -534,10 +534,13 @@ static void run_diff(const struct tw_ops *ops, const char *gname,
 		     const struct tw_geometry *g, const struct options *o,
 		     u64 nops)
 {
-	/* Where w->now starts, and how many entries each segment juggles. */
+	/*
+	 * Where w->now starts, how many entries each segment juggles, and
+	 * whether time only creeps (dense: the wheel fills to the pool).
+	 */
 	static const u64 starts[] = { 0, (1ULL << 32) - 5000, 1ULL << 47,
-				      U64_MAX - (1ULL << 60) };
-	static const unsigned int pool_x16[] = { 16, 1, 64, 4 };
+				      U64_MAX - (1ULL << 60), 1ULL << 40 };
+	static const unsigned int pool_x16[] = { 16, 1, 64, 4, 64 };
 	const unsigned int nseg = ARRAY_SIZE(starts);
 	struct tw_diff_stats sum = { 0 };
 	struct tw_diff_src src;
@@ -553,6 +556,7 @@ static void run_diff(const struct tw_ops *ops, const char *gname,
 		d.src = &src;
 		d.start = starts[s];
 		d.pool = max(o->pool * pool_x16[s] / 16, 8U);
+		d.dense = s == 4;
 		d.nr_ops = nops / nseg;
 		ret = tw_diff_run(&d);
 		sum.ops += d.stats.ops;
