@@ -166,11 +166,12 @@ static void hashed_advance(struct tw_wheel *w, u64 now,
 	struct hashed_wheel *hw = w->priv;
 	struct tw_slot_range r[2];
 	int i, nr = tw_slots_passed(hw->mask, w->now, now, r);
-	u32 idx;
+	u32 idx, end;
 
 	for (i = 0; i < nr; i++) {
-		idx = r[i].first;
-		for_each_set_bit_from(idx, hw->slots.busy, r[i].last + 1)
+		end = r[i].last + 1;
+		for (idx = tw_slots_find(&hw->slots, r[i].first, end);
+		     idx < end; idx = tw_slots_find(&hw->slots, idx + 1, end))
 			collect_slot(w, hw, idx, now, expired);
 	}
 }

@@ -171,11 +171,12 @@ static void sorted_advance(struct tw_wheel *w, u64 now,
 	struct sorted_wheel *sw = w->priv;
 	struct tw_slot_range r[2];
 	int i, nr = tw_slots_passed(sw->mask, w->now, now, r);
-	u32 idx;
+	u32 idx, end;
 
 	for (i = 0; i < nr; i++) {
-		idx = r[i].first;
-		for_each_set_bit_from(idx, sw->slots.busy, r[i].last + 1)
+		end = r[i].last + 1;
+		for (idx = tw_slots_find(&sw->slots, r[i].first, end);
+		     idx < end; idx = tw_slots_find(&sw->slots, idx + 1, end))
 			collect_slot(w, sw, idx, now, expired);
 	}
 }

@@ -242,7 +242,8 @@ static void collect_range(struct tw_wheel *w, struct hier_wheel *hw, u32 lvl,
 	u32 idx = calc_index(hw, lvl, first);
 	u32 end = calc_index(hw, lvl, last) + 1;
 
-	for_each_set_bit_from(idx, hw->slots.busy, end)
+	for (idx = tw_slots_find(&hw->slots, idx, end); idx < end;
+	     idx = tw_slots_find(&hw->slots, idx + 1, end))
 		collect_slot(w, hw, lvl, idx, now, expired, moving);
 }
 

@@ -94,9 +94,17 @@ static inline void tw_slots_detach(struct tw_slots *s, struct tw_entry *e)
 	tw_slots_settle(s, e->idx);
 }
 
-/* The first busy slot in [@from, @to), or @to if there is none. */
+/*
+ * The first busy slot in [@from, @to), or @to if there is none. A range of
+ * one slot, which is what a wheel ticked one tick at a time looks at, is a
+ * bit test rather than a call of find_next_bit().
+ */
 static inline u32 tw_slots_find(const struct tw_slots *s, u32 from, u32 to)
 {
+	if (from >= to)
+		return to;
+	if (from + 1 == to)
+		return test_bit(from, s->busy) ? from : to;
 	return find_next_bit(s->busy, to, from);
 }
 
