@@ -142,7 +142,7 @@ void tw_drain(struct tw_wheel *w, struct list_head *out)
 	struct tw_stats saved = w->stats;
 	u64 now = w->now;
 
-	tw_advance(w, TW_NEVER - 1, out);
+	tw_advance(w, TW_NEVER, out);
 	w->stats = saved;
 	w->now = now;
 }
