@@ -401,6 +401,35 @@ static bool t_occupancy(const struct tw_ops *ops)
 	return true;
 }
 
+/*
+ * tw_drain() takes everything, up to an entry due at TW_NEVER itself, and
+ * leaves a wheel that is valid at its old w->now.
+ */
+static bool t_drain_never(const struct tw_ops *ops)
+{
+	u64 now = ops->id == TW_SIMPLE ? U64_MAX - 100 : 1000, n = 0;
+	struct tw_entry e[3], *x;
+	struct tw_wheel w;
+	LIST_HEAD(out);
+	int i;
+
+	EXPECT(!tw_init(&w, ops, &geo_default, now), "");
+	for (i = 0; i < 3; i++)
+		tw_entry_init(&e[i]);
+	EXPECT(!tw_insert(&w, &e[0], TW_NEVER), "");
+	EXPECT(!tw_insert(&w, &e[1], TW_NEVER - 1), "");
+	EXPECT(!tw_insert(&w, &e[2], now + 5), "");
+	EXPECT(!tw_check(&w), "");
+	tw_drain(&w, &out);
+	list_for_each_entry(x, &out, list)
+		n++;
+	EXPECT(n == 3 && !w.nr_pending && w.now == now, "drained %llu",
+	       LLU(n));
+	EXPECT(!tw_check(&w) && tw_next(&w) == TW_NEVER, "");
+	tw_destroy(&w);
+	return true;
+}
+
 /* The differential test of tw_diff.c over geometries and starting ticks. */
 static void sweep(const char *name, struct tw_geometry g, u64 seed, u64 nops)
 {
@@ -490,6 +519,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < ARRAY_SIZE(wheels); i++)
 		tap(t_occupancy(tw_ops_by_name(wheels[i])),
 		    "%s: busy bitmap, occupancy view, checker", wheels[i]);
+	for (i = 0; i < ARRAY_SIZE(wheels); i++)
+		tap(t_drain_never(tw_ops_by_name(wheels[i])),
+		    "%s: drain takes an entry due at TW_NEVER", wheels[i]);
 	for (i = 0; i < 3; i++) {
 		for (j = 0; j < ARRAY_SIZE(wheel_bits); j++) {
 			g = geo_default;
