@@ -36,7 +36,7 @@ SELFTEST_DIRS := $(patsubst %/Makefile,%,$(wildcard selftests/*/Makefile))
 KSFT_SRC = $(CALLOUT_CACHE)/linux-source-6.1/tools/testing/selftests
 KSFT_INSTALL := $(CURDIR)/build/kselftest
 
-.PHONY: all modules selftests clean deps check demo shell vm lint help
+.PHONY: all modules selftests tools clean deps check demo shell vm lint help
 
 all: modules
 
@@ -68,17 +68,26 @@ deps:
 check:
 	$(if $(user_kver),KVER=$(user_kver)) scripts/check.sh
 
-# A placeholder until the facility lands: boot, show the module loaded.
-DEMO := echo '== uname -r'; uname -r; \
-	echo '== lsmod'; lsmod; \
-	echo '== dmesg | grep callout'; dmesg | grep callout; \
-	echo '== ls -l /dev/callout'; ls -l /dev/callout; \
-	echo '== ls -l /sys/kernel/debug/callout/'; ls -l /sys/kernel/debug/callout/; \
-	echo '== /sys/module/callout/parameters/'; \
-	grep -H . /sys/module/callout/parameters/* 2>/dev/null || echo '(none)'
+# The user-space programs of tools/ (callout-demo, ...), in build/tools/.
+tools:
+	$(MAKE) --no-print-directory -C tools
 
-demo: modules selftests
-	$(VM) run $(VM_OPTS) -- sh -c "$(DEMO)"
+# The main job: 100000 real callouts through /dev/callout with random
+# timeouts, each expiry read back and its lateness measured; then what the
+# module says about it in dmesg and debugfs. Exits with callout-demo's status.
+DEMO_ARGS ?= -n 100000
+DEMO := echo '== callout-demo $(DEMO_ARGS)'; callout-demo $(DEMO_ARGS); rc=$$?; \
+	echo '== dmesg | grep callout'; dmesg | grep callout; \
+	echo '== /sys/module/callout/parameters/'; \
+	grep -H . /sys/module/callout/parameters/* | sed 's|.*/||'; \
+	echo '== /sys/kernel/debug/callout/stats (totals)'; \
+	grep -v '^cpu[0-9]' /sys/kernel/debug/callout/stats; \
+	echo '== /sys/kernel/debug/callout/stats (per CPU: set, expired, ticks)'; \
+	grep -E '^cpu[0-9]+_(set|expired|ticks_run):' /sys/kernel/debug/callout/stats; \
+	exit $$rc
+
+demo: modules selftests tools
+	$(VM) run $(VM_OPTS) --add build/tools/callout-demo -- sh -c "$(DEMO)"
 
 shell: modules selftests
 	$(VM) shell $(VM_OPTS)
