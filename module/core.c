@@ -72,9 +72,12 @@ u64 callout_max_timeout_ns(void)
 	return max;
 }
 
+/* The first tick boundary at or after @ns; exact up to U64_MAX. */
 static u64 ns_to_tick_up(u64 ns)
 {
-	return div64_u64(ns + callout_tick_ns_param - 1, callout_tick_ns_param);
+	u64 rem, tick = div64_u64_rem(ns, callout_tick_ns_param, &rem);
+
+	return tick + !!rem;
 }
 
 static struct callout_base *lock_base(struct callout *c, unsigned long *flags)
@@ -122,21 +125,49 @@ static bool __detach(struct callout_base *base, struct callout *c)
 	return false;
 }
 
+/*
+ * Bring @base's wheel to tick @now: what is due by then moves to the
+ * base's expired list, to run on the next tick. The tick sleeps over empty
+ * slots, so a wheel may lag the clock; every insert first catches it up,
+ * so a scheme measures an interval from the present (Scheme 4's
+ * MaxInterval) and never from a tick long past.
+ */
+static void __catch_up(struct callout_base *base, u64 now)
+{
+	struct callout *c;
+	LIST_HEAD(due);
+
+	lockdep_assert_held(&base->lock);
+	if (now <= base->wheel.now)
+		return;
+	tw_advance(&base->wheel, now, &due);
+	if (list_empty(&due))
+		return;
+	list_for_each_entry(c, &due, entry.list)
+		c->entry.flags |= CALLOUT_EXPIRING;
+	list_splice_tail(&due, &base->expired);
+}
+
 /* File @c at @tick on @base, which must be online. */
 static int __enqueue(struct callout_base *base, struct callout *c, u64 tick)
 {
+	u64 now = div64_u64(callout_now_ns(), callout_tick_ns_param);
 	int ret;
 
 	lockdep_assert_held(&base->lock);
-	/* An idle wheel moves to the present, so it files from now. */
-	if (!base->wheel.nr_pending)
-		tw_advance(&base->wheel, div64_u64(callout_now_ns(),
-						   callout_tick_ns_param), NULL);
-	ret = tw_insert(&base->wheel, &c->entry, tick);
-	if (ret)
-		return ret;
+	__catch_up(base, now);
+	if (tick <= base->wheel.now) {
+		/* Already due (a moved or a zero-tick callout): run it next. */
+		c->entry.expires = tick;
+		c->entry.flags |= CALLOUT_EXPIRING;
+		list_add_tail(&c->entry.list, &base->expired);
+	} else {
+		ret = tw_insert(&base->wheel, &c->entry, tick);
+		if (ret)
+			return ret;
+	}
 	base->stats.set++;
-	__arm_base(base, c->entry.expires);
+	__arm_base(base, list_empty(&base->expired) ? c->entry.expires : now);
 	return 0;
 }
 
@@ -355,18 +386,14 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 	u64 now_ns = callout_now_ns();
 	u64 now = div64_u64(now_ns, callout_tick_ns_param);
 	unsigned int budget = CALLOUT_RUN_BUDGET;
-	struct callout *c, *tmp;
-	LIST_HEAD(due);
+	struct callout *c;
 	u64 next;
 
 	spin_lock_bh(&base->expiry_lock);
 	spin_lock_irq(&base->lock);
 	base->timer_tick = TW_NEVER;
 	base->stats.ticks_run++;
-	tw_advance(&base->wheel, now, &due);
-	list_for_each_entry_safe(c, tmp, &due, entry.list)
-		c->entry.flags |= CALLOUT_EXPIRING;
-	list_splice_tail(&due, &base->expired);
+	__catch_up(base, now);
 
 	while (!list_empty(&base->expired) && budget--) {
 		c = list_first_entry(&base->expired, struct callout, entry.list);

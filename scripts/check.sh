@@ -24,7 +24,7 @@
 set -euo pipefail
 
 # The parameter sets the VM suite runs with, one boot each.
-default_params='scheme=hashed;scheme=hierarchical max_per_file=100000'
+default_params='scheme=hashed;scheme=hierarchical max_per_file=100000;scheme=simple wheel_bits=14'
 params_list=${CHECK_PARAMS-$default_params}
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -91,6 +91,7 @@ static long long param(const char *name)
 FIXTURE(dev) {
 	int fd;
 	struct callout_info info;
+	__u64 far;	/* a timeout no test waits for: an hour, or the max */
 };
 
 FIXTURE_SETUP(dev)
@@ -101,6 +102,9 @@ FIXTURE_SETUP(dev)
 	self->fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_INFO, &self->info));
+	self->far = 3600000 * MS;
+	if (self->far > self->info.max_timeout_ns)
+		self->far = self->info.max_timeout_ns;
 }
 
 FIXTURE_TEARDOWN(dev)
@@ -172,7 +176,7 @@ TEST_F(dev, handles_unique)
 	if (_metadata->skip)
 		return;
 	for (i = 0; i < N; i++) {
-		ASSERT_EQ(0, set_callout(self->fd, 3600000 * MS, 0, i, &h[i]));
+		ASSERT_EQ(0, set_callout(self->fd, self->far, 0, i, &h[i]));
 		ASSERT_NE(0, h[i]);
 		if (i)
 			ASSERT_LT(h[i - 1], h[i]);
@@ -182,7 +186,7 @@ TEST_F(dev, handles_unique)
 	for (i = 0; i < N; i++)
 		ASSERT_EQ(-ENOENT, unset_callout(self->fd, h[i]));
 	/* A handle is never reused by the same file. */
-	ASSERT_EQ(0, set_callout(self->fd, 3600000 * MS, 0, 0, &h[0]));
+	ASSERT_EQ(0, set_callout(self->fd, self->far, 0, 0, &h[0]));
 	EXPECT_LT(h[N - 1], h[0]);
 }
 
@@ -286,7 +290,7 @@ TEST_F(dev, timeout_untimeout)
 	EXPECT_EQ(ENOENT, errno);
 
 	/* Pairs need not be unique: each UNTIMEOUT cancels one. */
-	t.ticks = 3600;
+	t.ticks = self->far / self->info.tick_ns;
 	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
 	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
 	EXPECT_EQ(0, ioctl(self->fd, CALLOUT_IOC_UNTIMEOUT, &u));
@@ -417,6 +421,29 @@ TEST_F(dev, periodic_overrun)
 	EXPECT_EQ(-ENOENT, unset_callout(self->fd, h));
 }
 
+/*
+ * The longest timeout INFO allows is accepted at any moment, also after the
+ * wheel slept over empty ticks with a callout pending far away (a wheel
+ * that measured from the tick it last ran at would refuse it: Scheme 4).
+ */
+TEST_F(dev, max_timeout_after_idle)
+{
+	__u64 max = self->info.max_timeout_ns, far = 0, longest = 0;
+	int i;
+
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(0, set_callout(self->fd, max / 2 > 400 * MS ? max / 2 : max,
+				 0, 1, &far));
+	for (i = 0; i < 3; i++) {
+		usleep(150000);
+		ASSERT_EQ(0, set_callout(self->fd, max, 0, 2, &longest));
+		EXPECT_EQ(0, unset_callout(self->fd, longest));
+	}
+	EXPECT_EQ(-ERANGE, set_callout(self->fd, max + 1, 0, 3, NULL));
+	EXPECT_EQ(0, unset_callout(self->fd, far));
+}
+
 TEST_F(dev, never_early)
 {
 	enum { N = 3000 };
@@ -459,13 +486,14 @@ TEST_F(dev, isolation)
 {
 	struct callout_reset r = { .timeout_ns = 10 * MS };
 	struct callout_untimeout u = { .func = 1, .arg = 2 };
-	struct callout_timeout t = { .func = 1, .arg = 2, .ticks = 100000 };
+	struct callout_timeout t = { .func = 1, .arg = 2 };
 	struct callout_event ev;
 	int other;
 	__u64 h = 0;
 
 	if (_metadata->skip)
 		return;
+	t.ticks = self->far / self->info.tick_ns;
 	other = open(CALLOUT_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	ASSERT_LE(0, other);
 	ASSERT_EQ(0, set_callout(self->fd, 30 * MS, 0, 3, &h));
@@ -514,7 +542,7 @@ TEST_F(dev, stats_count_pending)
 	before = stat_value("pending");
 	ASSERT_LE(0, before) TH_LOG("no pending: in debugfs stats");
 	for (i = 0; i < N; i++)
-		ASSERT_EQ(0, set_callout(self->fd, 3600000 * MS, 0, i, NULL));
+		ASSERT_EQ(0, set_callout(self->fd, self->far, 0, i, NULL));
 	EXPECT_EQ(before + N, stat_value("pending"));
 	EXPECT_LE(N, stat_value("user_callouts"));
 	close(self->fd);
@@ -546,16 +574,17 @@ TEST_F(dev, enospc_per_file)
 	if (max > 200000)
 		SKIP(return, "max_per_file %llu is too many to fill here", max);
 	for (i = 0; i < max; i++)
-		ASSERT_EQ(0, set_callout(self->fd, 3600000 * MS, 0, i, &h));
-	EXPECT_EQ(-ENOSPC, set_callout(self->fd, 3600000 * MS, 0, i, NULL));
+		ASSERT_EQ(0, set_callout(self->fd, self->far, 0, i, &h));
+	EXPECT_EQ(-ENOSPC, set_callout(self->fd, self->far, 0, i, NULL));
 	ASSERT_EQ(0, unset_callout(self->fd, h));
-	EXPECT_EQ(0, set_callout(self->fd, 3600000 * MS, 0, i, NULL));
+	EXPECT_EQ(0, set_callout(self->fd, self->far, 0, i, NULL));
 }
 
 /* close() with a million pending frees them all, and quickly. */
 TEST(close_a_million)
 {
-	unsigned long long n = 1000000, i, t0, t1, t2;
+	unsigned long long n = 1000000, i, t0, t1, t2, span;
+	struct callout_info info;
 	long long users;
 	int fd;
 
@@ -565,11 +594,16 @@ TEST(close_a_million)
 		SKIP(return, "max_per_file is below a million");
 	fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, CALLOUT_IOC_INFO, &info));
+	/* Spread over 1 s .. 101 s, or what the scheme holds. */
+	span = 100000 * MS;
+	if (span > info.max_timeout_ns - 1000 * MS)
+		span = info.max_timeout_ns - 1000 * MS;
 	users = stat_value("user_callouts");
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, set_callout(fd, (1000 + i % 100000) * MS, 0, i,
-					 NULL));
+		ASSERT_EQ(0, set_callout(fd, 1000 * MS + span / 100000 *
+					 (i % 100000), 0, i, NULL));
 	t1 = now_ns();
 	EXPECT_EQ(users + n, stat_value("user_callouts"));
 	close(fd);
