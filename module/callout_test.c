@@ -147,9 +147,9 @@ static void __init test_timeout_untimeout(void)
 	atomic_set(&timeout_runs, 0);
 	CHECK(callout_timeout(NULL, NULL, 1) == -EINVAL);
 	CHECK(callout_untimeout(timeout_func, (void *)1) == 0);
-	CHECK(callout_timeout(timeout_func, (void *)1, 100000) == 0);
-	CHECK(callout_timeout(timeout_func, (void *)1, 100000) == 0);
-	CHECK(callout_timeout(timeout_func, (void *)2, 100000) == 0);
+	CHECK(callout_timeout(timeout_func, (void *)1, 10000) == 0);
+	CHECK(callout_timeout(timeout_func, (void *)1, 10000) == 0);
+	CHECK(callout_timeout(timeout_func, (void *)2, 10000) == 0);
 	CHECK(callout_untimeout(timeout_func, (void *)1) == 1);
 	CHECK(callout_untimeout(timeout_func, (void *)1) == 1);
 	CHECK(callout_untimeout(timeout_func, (void *)1) == 0);
