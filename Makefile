@@ -36,7 +36,7 @@ SELFTEST_DIRS := $(patsubst %/Makefile,%,$(wildcard selftests/*/Makefile))
 KSFT_SRC = $(CALLOUT_CACHE)/linux-source-6.1/tools/testing/selftests
 KSFT_INSTALL := $(CURDIR)/build/kselftest
 
-.PHONY: all modules selftests tools clean deps check demo shell vm lint help
+.PHONY: all modules selftests tools bench-core clean deps check demo shell vm lint help
 
 all: modules
 
@@ -97,6 +97,12 @@ CMD ?= dmesg
 vm: modules selftests
 	$(VM) run $(VM_OPTS) -- sh -c '$(CMD)'
 
+# Instructions per insert/remove/tick of every scheme, in user space
+# (callgrind): tools/core/results/bench-core.{csv,md}.
+bench-core:
+	$(ensure_deps)
+	$(MAKE) --no-print-directory -C tools/core bench-core
+
 # Static checks of the sources: checkpatch --strict, shellcheck.
 lint:
 	$(ensure_deps)
@@ -111,5 +117,5 @@ clean:
 
 help:
 	@sed -n '3,12s/^# \{0,1\}//p' Makefile
-	@echo 'Other targets: modules selftests deps vm CMD=... lint clean'
+	@echo 'Other targets: modules selftests tools bench-core deps vm CMD=... lint clean'
 	@echo 'Variables: KVER=<kver> PARAMS="k=v ..." CHECK_PARAMS="set1;set2"'
