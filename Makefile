@@ -4,8 +4,8 @@
 # test it in a QEMU VM. The module's objects are listed in Kbuild; this file
 # is the front door for people (make help).
 #
-#   make [KVER=6.1.0-xx-amd64]   build callout.ko (default: the newest
-#                                /usr/src/linux-headers-*-amd64, not -rt or
+#   make [KVER=6.1.0-xx-amd64]   build callout.ko (default: the kernel of
+#                                Debian's linux-headers-amd64, not -rt or
 #                                -cloud, never uname -r)
 #   make check                   every test; ends with "N passed, N failed"
 #   make demo / make shell       the VM, scripted / interactive
@@ -14,7 +14,7 @@ CALLOUT_CACHE ?= $(CURDIR)/.cache
 export CALLOUT_CACHE
 
 # Evaluated when used, so a fresh machine's first `make` sees the headers
-# that deps.sh has just installed: the newest generic -amd64 headers.
+# that deps.sh has just installed: Debian's default -amd64 headers.
 KVER ?= $(shell scripts/deps.sh --print-kver)
 # A kernel built from source can be used by linking its tree to
 # $(CALLOUT_CACHE)/kernels/<kver>/build beside its vmlinuz.

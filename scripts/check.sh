@@ -19,7 +19,7 @@
 #                      e.g. CHECK_PARAMS='scheme=hashed;scheme=hierarchical'
 #   CHECK_VM_SELFTEST  0 skips the two boots that prove vm.sh notices a
 #                      failing command and a kernel WARNING (default 1)
-#   KVER               the kernel to build for and boot (default: newest)
+#   KVER               the kernel to build for and boot (default: deps.sh --print-kver)
 #   CALLOUT_VM_*       passed on to scripts/vm.sh
 set -euo pipefail
 

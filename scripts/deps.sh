@@ -13,9 +13,10 @@
 #        scripts/deps.sh --check [KVER]...  exit 0, silently, if all of that
 #                                           is already there (cheap: one
 #                                           dpkg-query and a few stats)
-#        scripts/deps.sh --print-kver       print the default KVER: the newest
-#                                           installed generic -amd64 headers
-#                                           (sort -V; not -rt, not -cloud)
+#        scripts/deps.sh --print-kver       print the default KVER: the kernel
+#                                           of Debian's linux-headers-amd64
+#                                           (else the newest generic -amd64
+#                                           headers; never -rt or -cloud)
 #
 # CALLOUT_CACHE (default: <top>/.cache) is where the kernel images and the
 # files from linux-source go.
@@ -60,11 +61,19 @@ missing_pkgs() {
 	done
 }
 
-# The default kernel, for the build and the VM: the newest installed
-# linux-headers-*-amd64 of the generic flavour (-rt and -cloud are there to
-# be asked for by name, not to become everybody's default once installed).
+# The default kernel, for the build and the VM: the one Debian's
+# linux-headers-amd64 depends on (6.1 on Debian 12), so that installing a
+# 6.12 kernel for the matrix does not change everybody's default; without
+# that package, the newest installed linux-headers-*-amd64 of the generic
+# flavour (-rt and -cloud are there to be asked for by name).
 newest_headers() {
-	local d
+	local d k
+	k=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
+		sed -n 's/^linux-headers-\([^ ,]*-amd64\).*/\1/p')
+	if [ -n "$k" ] && [ -d "/usr/src/linux-headers-$k" ]; then
+		echo "$k"
+		return
+	fi
 	for d in /usr/src/linux-headers-*-amd64; do
 		case $d in *-rt-amd64|*-cloud-amd64) continue ;; esac
 		[ -d "$d" ] && echo "${d#/usr/src/linux-headers-}"
