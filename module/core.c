@@ -17,8 +17,8 @@
  *
  * A run collects the due callouts onto base->expired under the lock, then
  * runs their funcs one at a time with the lock dropped, at most
- * CALLOUT_RUN_BUDGET a run; a longer backlog re-arms the hrtimer at once so a
- * burst cannot hog the CPU.
+ * CALLOUT_RUN_BUDGET a run; a longer backlog re-arms the hrtimer to come back
+ * at once in a new softirq run, so a burst cannot hog the CPU.
  *
  * Locking: base->lock (irqsave) protects the base and the state of every
  * callout on it. A callout moving between bases has c->base == NULL for the
@@ -403,13 +403,21 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 	}
 
 	if (!list_empty(&base->expired)) {
+		/*
+		 * Come back in a new softirq run, not this one: an expiry at
+		 * or before the hrtimer core's "now" for this run (the tick
+		 * boundary is) would run again at once in the same loop of
+		 * __hrtimer_run_queues(), the whole backlog in one go.
+		 */
 		base->stats.deferred++;
-		next = now;
+		base->timer_tick = now;
+		hrtimer_start(&base->timer, ns_to_ktime(callout_now_ns() + 1),
+			      HRTIMER_MODE_ABS_PINNED_SOFT);
 	} else {
 		next = tw_next(&base->wheel);
+		if (next != TW_NEVER)
+			__arm_base(base, next);
 	}
-	if (next != TW_NEVER)
-		__arm_base(base, next);
 	spin_unlock_irq(&base->lock);
 	spin_unlock_bh(&base->expiry_lock);
 	return HRTIMER_NORESTART;

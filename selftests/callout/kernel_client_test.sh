@@ -1,0 +1,140 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# callout.ko with a kernel client, callout_client.ko (module/callout_client.c):
+#  - unload: while the client holds callouts (re-arming themselves every few
+#    ticks, and a far timeout()), rmmod callout is refused (the client uses
+#    its symbols); the client's exit cancels them and nothing of it runs
+#    after; then rmmod callout succeeds, and it is loaded again with
+#    $CALLOUT_PARAMS for the tests that follow;
+#  - stall: softirqs kept off for 50 ms on a CPU with callouts due: all
+#    fire in the first run after, none early, the lateness in debugfs;
+#  - backlog: 100000 callouts due at once ($CALLOUT_BACKLOG) are run in
+#    softirq runs of at most 1024, recorded as deferred_runs in debugfs.
+# The module checks what it can see itself and fails its load otherwise.
+
+stats=/sys/kernel/debug/callout/stats
+ko_dir=/lib/modules/$(uname -r)/extra
+backlog=${CALLOUT_BACKLOG:-100000}
+n=0 failed=0
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n $*"
+}
+
+not_ok() {
+	n=$((n + 1)) failed=$((failed + 1))
+	echo "not ok $n $*"
+}
+
+# stat KEY: a value of the debugfs stats
+stat() {
+	sed -n "s/^$1: //p" "$stats"
+}
+
+echo "TAP version 13"
+if [ ! -d /sys/module/callout ] || [ ! -r "$ko_dir/callout_client.ko" ]; then
+	echo "1..0 # SKIP callout.ko not loaded or no callout_client.ko"
+	exit 4
+fi
+if [ ! -r "$stats" ]; then
+	echo "1..0 # SKIP no $stats (needs root and debugfs)"
+	exit 4
+fi
+echo "1..6"
+
+# --- unload with a kernel client holding callouts
+pending0=$(stat pending)
+if insmod "$ko_dir/callout_client.ko" hold=1000; then
+	expired0=$(stat expired)
+	sleep 0.2
+	expired1=$(stat expired)
+	if [ -e /sys/module/callout/holders/callout_client ] &&
+	   [ $((expired1 - expired0)) -ge 1000 ] &&
+	   ! rmmod callout 2>/dev/null && [ -d /sys/module/callout ]; then
+		ok "unload: refused while a kernel client holds callouts" \
+			"($((expired1 - expired0)) of its funcs ran in 0.2 s)"
+	else
+		not_ok "unload: holders $(ls /sys/module/callout/holders)," \
+			"$((expired1 - expired0)) funcs in 0.2 s, callout" \
+			"$([ -d /sys/module/callout ] && echo loaded || echo gone)"
+	fi
+	if rmmod callout_client; then
+		expired0=$(stat expired)
+		sleep 0.1
+		expired1=$(stat expired)
+		pending1=$(stat pending)
+		if [ "$expired0" = "$expired1" ] && [ "$pending1" = "$pending0" ]; then
+			ok "unload: the client's exit leaves nothing pending or running"
+		else
+			not_ok "unload: after the client's exit: pending $pending1" \
+				"(was $pending0), expired $expired0 -> $expired1"
+		fi
+	else
+		not_ok "unload: rmmod callout_client"
+	fi
+else
+	not_ok "unload: insmod callout_client.ko hold=1000"
+	not_ok "unload: the client's exit # not run"
+fi
+if [ -e /sys/module/callout_client ]; then
+	not_ok "unload: rmmod callout right after # the client is still loaded"
+elif rmmod callout; then
+	ok "unload: rmmod callout succeeds once the client is gone"
+else
+	not_ok "unload: rmmod callout after the client's exit"
+fi
+if [ ! -d /sys/module/callout ]; then
+	# shellcheck disable=SC2086 # CALLOUT_PARAMS is a list of k=v words
+	insmod "${CALLOUT_KO:-$ko_dir/callout.ko}" $CALLOUT_PARAMS ||
+		not_ok "insmod callout.ko $CALLOUT_PARAMS again"
+fi
+
+# --- stall: 1000 callouts held back 50 ms, all at least 16 ms late
+late0=$(stat lateness_us_ge_16384)
+if insmod "$ko_dir/callout_client.ko" test=stall n=1000 stall_ms=50; then
+	cpu=$(cat /sys/module/callout_client/parameters/cpu)
+	late1=$(stat "cpu${cpu}_lateness_us_ge_16384")
+	late_all=$(stat lateness_us_ge_16384)
+	# the per-CPU bucket holds at least the 1000 of this test
+	if [ $((late_all - late0)) -ge 1000 ] && [ "$late1" -ge 1000 ]; then
+		ok "stall: 1000 callouts fire in the first run after 50 ms without" \
+			"softirqs, none early, lateness recorded"
+	else
+		not_ok "stall: lateness_us_ge_16384 grew by $((late_all - late0))," \
+			"want >= 1000"
+	fi
+	rmmod callout_client
+else
+	not_ok "stall: callout_client test=stall failed (see dmesg)"
+fi
+dmesg | grep 'callout_client: stall' | sed 's/^/# /'
+
+# --- backlog: worked off in bounded runs
+deferred0=$(stat deferred_runs)
+expired0=$(stat expired)
+if insmod "$ko_dir/callout_client.ko" test=backlog n="$backlog"; then
+	deferred=$(($(stat deferred_runs) - deferred0))
+	expired=$(($(stat expired) - expired0))
+	min=$(((backlog + 1023) / 1024 - 1))
+	if [ "$deferred" -ge "$min" ] && [ "$expired" -ge "$backlog" ]; then
+		ok "backlog: $backlog due callouts in runs of <= 1024," \
+			"$deferred deferred_runs"
+	else
+		not_ok "backlog: deferred_runs +$deferred (want >= $min)," \
+			"expired +$expired (want >= $backlog)"
+	fi
+	rmmod callout_client
+else
+	not_ok "backlog: callout_client test=backlog failed (see dmesg)"
+fi
+dmesg | grep 'callout_client: backlog' | sed 's/^/# /'
+
+# --- the module is as the next test expects it
+if [ -d /sys/module/callout ] && [ ! -e /sys/module/callout_client ]; then
+	ok "callout.ko loaded, callout_client.ko unloaded"
+else
+	not_ok "module state after the test"
+fi
+[ "$failed" -eq 0 ]
