@@ -125,4 +125,8 @@ void callout_stats_sum(struct callout_cpu_stats *total);
 void callout_debugfs_init(void);
 void callout_debugfs_exit(void);
 
+/* bench.c */
+struct dentry;
+void callout_bench_init(struct dentry *dir);
+
 #endif /* CALLOUT_INTERNAL_H */
