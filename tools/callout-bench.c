@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * callout-bench - /dev/callout against what user space has instead.
+ *
+ * Usage: callout-bench TEST [-n N] [-r REPS] [-s SECONDS] [-m MIN_MS] [-M MAX_MS]
+ *
+ * Each run prints one line of key=value pairs (times in ns) that
+ * scripts/bench.sh collects. The pair tests keep N of their own pending at
+ * random times 500..1000 s ahead and restart one more at 1000..1500 s,
+ * REPS times (default 20000), timed as one interval:
+ *
+ *   floor    CALLOUT_IOC_INFO: the cost of an ioctl on /dev/callout
+ *   set      CALLOUT_IOC_SET + CALLOUT_IOC_UNSET (pair_ns); with N >= 100000
+ *            also the kernel memory each pending callout costs (Slab: of
+ *            /proc/meminfo, handle table included)
+ *   reset    CALLOUT_IOC_RESET of one pending callout (rearm_ns)
+ *   timeout  CALLOUT_IOC_TIMEOUT + CALLOUT_IOC_UNTIMEOUT (pair_ns)
+ *   timerfd  timerfd_settime arm + disarm (pair_ns) and re-arm (rearm_ns),
+ *            N armed timerfds
+ *   posix    timer_settime arm + disarm and re-arm, N POSIX timers
+ *   late     N one-shots with random timeouts of MIN_MS..MAX_MS (default
+ *            10..300) through /dev/callout, then the same through N
+ *            timerfds: lateness p50/p99/max and early count of each (callout:
+ *            fired_ns from the event and the time read() returned it)
+ *   idle     SECONDS (default 5) with nothing pending, then with one callout
+ *            an hour ahead: runs of callout's tick per second (debugfs
+ *            ticks_run) and its hrtimer expiries per second (the
+ *            timer:hrtimer_expire_entry tracepoint filtered to callout_tick);
+ *            then with a 10 ms periodic callout, the control (about 100/s)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/callout.h>
+
+#define NS	1000000000ULL
+#define NR_TIMES 1024
+
+typedef unsigned long long u64;
+
+static u64 n = 1000, reps = 20000, seconds = 5, min_ms = 10, max_ms = 300;
+static u64 pend_ns[NR_TIMES], restart_ns[NR_TIMES];
+static const char *test;
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NS + ts.tv_nsec;
+}
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "callout-bench %s: ", test);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s%s\n", errno ? ": " : "", errno ? strerror(errno) : "");
+	exit(1);
+}
+
+static void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+/* Random times: pending at 500..1000 s, restarts at 1000..1500 s. */
+static void make_times(void)
+{
+	unsigned int i;
+
+	srandom(1);
+	for (i = 0; i < NR_TIMES; i++) {
+		pend_ns[i] = 500 * NS + (u64)random() % (500 * NS);
+		restart_ns[i] = 1000 * NS + (u64)random() % (500 * NS);
+	}
+}
+
+static u64 pend_time(u64 i)
+{
+	return pend_ns[(i * 7919) % NR_TIMES] + i % 1000;
+}
+
+static void print_ns(const char *key, u64 total, u64 count)
+{
+	printf(" %s=%.1f", key, count ? (double)total / count : 0.0);
+}
+
+static void head(const char *iface)
+{
+	printf("test=%s iface=%s n=%llu reps=%llu", test, iface, n, reps);
+}
+
+static int open_dev(void)
+{
+	int fd = open("/dev/callout", O_RDWR | O_NONBLOCK);
+
+	if (fd < 0)
+		die("open /dev/callout");
+	return fd;
+}
+
+static long meminfo_kb(const char *key)
+{
+	char line[256];
+	size_t len = strlen(key);
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':')
+			v = strtol(line + len + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static u64 set_one(int fd, u64 timeout_ns)
+{
+	struct callout_set s = { .timeout_ns = timeout_ns };
+
+	if (ioctl(fd, CALLOUT_IOC_SET, &s))
+		die("CALLOUT_IOC_SET");
+	return s.handle;
+}
+
+static void run_floor(void)
+{
+	struct callout_info info;
+	int fd = open_dev();
+	u64 r, t0;
+
+	t0 = now_ns();
+	for (r = 0; r < reps; r++)
+		if (ioctl(fd, CALLOUT_IOC_INFO, &info))
+			die("CALLOUT_IOC_INFO");
+	t0 = now_ns() - t0;
+	head("ioctl_info");
+	print_ns("op_ns", t0, reps);
+	printf("\n");
+	close(fd);
+}
+
+/* set and reset: N pending through handles. */
+static void run_set(int reset)
+{
+	long slab0 = meminfo_kb("Slab"), slab1;
+	int fd = open_dev();
+	u64 i, r, t0, h, setup;
+
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		set_one(fd, pend_time(i));
+	setup = now_ns() - t0;
+	slab1 = meminfo_kb("Slab");
+
+	if (reset) {
+		struct callout_reset rs = { .handle = set_one(fd, restart_ns[0]) };
+
+		t0 = now_ns();
+		for (r = 0; r < reps; r++) {
+			rs.timeout_ns = restart_ns[r % NR_TIMES];
+			if (ioctl(fd, CALLOUT_IOC_RESET, &rs))
+				die("CALLOUT_IOC_RESET");
+		}
+		t0 = now_ns() - t0;
+		head("callout_reset");
+		print_ns("rearm_ns", t0, reps);
+	} else {
+		t0 = now_ns();
+		for (r = 0; r < reps; r++) {
+			h = set_one(fd, restart_ns[r % NR_TIMES]);
+			if (ioctl(fd, CALLOUT_IOC_UNSET, &h))
+				die("CALLOUT_IOC_UNSET");
+		}
+		t0 = now_ns() - t0;
+		head("callout_set");
+		print_ns("pair_ns", t0, reps);
+	}
+	print_ns("setup_ns", setup, n);
+	if (!reset && n >= 100000 && slab0 >= 0 && slab1 >= 0)
+		printf(" slab_bytes_per_callout=%.1f",
+		       (slab1 - slab0) * 1024.0 / n);
+	printf("\n");
+	close(fd);	/* cancels and frees all of them */
+}
+
+static void run_timeout(void)
+{
+	struct callout_info info;
+	struct callout_timeout to = { .func = 1 };
+	struct callout_untimeout un = { .func = 1 };
+	int fd = open_dev();
+	u64 i, r, t0, setup;
+
+	if (ioctl(fd, CALLOUT_IOC_INFO, &info))
+		die("CALLOUT_IOC_INFO");
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		to.arg = i + 1;
+		to.ticks = pend_time(i) / info.tick_ns;
+		if (ioctl(fd, CALLOUT_IOC_TIMEOUT, &to))
+			die("CALLOUT_IOC_TIMEOUT");
+	}
+	setup = now_ns() - t0;
+	to.arg = un.arg = n + 1;
+	t0 = now_ns();
+	for (r = 0; r < reps; r++) {
+		to.ticks = restart_ns[r % NR_TIMES] / info.tick_ns;
+		if (ioctl(fd, CALLOUT_IOC_TIMEOUT, &to))
+			die("CALLOUT_IOC_TIMEOUT");
+		if (ioctl(fd, CALLOUT_IOC_UNTIMEOUT, &un))
+			die("CALLOUT_IOC_UNTIMEOUT");
+	}
+	t0 = now_ns() - t0;
+	head("callout_timeout");
+	print_ns("pair_ns", t0, reps);
+	print_ns("setup_ns", setup, n);
+	printf("\n");
+	close(fd);
+}
+
+static struct itimerspec its_of(u64 ns)
+{
+	struct itimerspec its = {
+		.it_value = { .tv_sec = ns / NS, .tv_nsec = ns % NS },
+	};
+
+	return its;
+}
+
+static void raise_limit(int resource, u64 want)
+{
+	struct rlimit rl = { .rlim_cur = want, .rlim_max = want };
+	struct rlimit old;
+
+	if (getrlimit(resource, &old) == 0 && old.rlim_cur >= want)
+		return;
+	if (setrlimit(resource, &rl))
+		die("setrlimit to %llu (run as root)", want);
+}
+
+static void run_timerfd(void)
+{
+	static const struct itimerspec off;
+	struct itimerspec its;
+	u64 i, r, t0, t1, setup;
+	int *fds, extra;
+
+	raise_limit(RLIMIT_NOFILE, n + 64);
+	fds = xcalloc(n, sizeof(*fds));
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		fds[i] = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+		if (fds[i] < 0)
+			die("timerfd_create %llu", i);
+		its = its_of(pend_time(i));
+		if (timerfd_settime(fds[i], 0, &its, NULL))
+			die("timerfd_settime");
+	}
+	setup = now_ns() - t0;
+	extra = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	if (extra < 0)
+		die("timerfd_create");
+	t0 = now_ns();
+	for (r = 0; r < reps; r++) {
+		its = its_of(restart_ns[r % NR_TIMES]);
+		if (timerfd_settime(extra, 0, &its, NULL) ||
+		    timerfd_settime(extra, 0, &off, NULL))
+			die("timerfd_settime");
+	}
+	t0 = now_ns() - t0;
+	t1 = now_ns();
+	for (r = 0; r < reps; r++) {
+		its = its_of(restart_ns[r % NR_TIMES]);
+		if (timerfd_settime(extra, 0, &its, NULL))
+			die("timerfd_settime");
+	}
+	t1 = now_ns() - t1;
+	head("timerfd");
+	print_ns("pair_ns", t0, reps);
+	print_ns("rearm_ns", t1, reps);
+	print_ns("setup_ns", setup, n);
+	printf("\n");
+	close(extra);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
+}
+
+static void run_posix(void)
+{
+	static const struct itimerspec off;
+	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
+	struct itimerspec its;
+	u64 i, r, t0, t1, setup;
+	timer_t *ts, extra;
+
+	raise_limit(RLIMIT_SIGPENDING, n + 64);
+	ts = xcalloc(n, sizeof(*ts));
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		if (timer_create(CLOCK_MONOTONIC, &sev, &ts[i]))
+			die("timer_create %llu", i);
+		its = its_of(pend_time(i));
+		if (timer_settime(ts[i], 0, &its, NULL))
+			die("timer_settime");
+	}
+	setup = now_ns() - t0;
+	if (timer_create(CLOCK_MONOTONIC, &sev, &extra))
+		die("timer_create");
+	t0 = now_ns();
+	for (r = 0; r < reps; r++) {
+		its = its_of(restart_ns[r % NR_TIMES]);
+		if (timer_settime(extra, 0, &its, NULL) ||
+		    timer_settime(extra, 0, &off, NULL))
+			die("timer_settime");
+	}
+	t0 = now_ns() - t0;
+	t1 = now_ns();
+	for (r = 0; r < reps; r++) {
+		its = its_of(restart_ns[r % NR_TIMES]);
+		if (timer_settime(extra, 0, &its, NULL))
+			die("timer_settime");
+	}
+	t1 = now_ns() - t1;
+	head("posix_timer");
+	print_ns("pair_ns", t0, reps);
+	print_ns("rearm_ns", t1, reps);
+	print_ns("setup_ns", setup, n);
+	printf("\n");
+	timer_delete(extra);
+	for (i = 0; i < n; i++)
+		timer_delete(ts[i]);
+	free(ts);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort @late (signed ns, early ones negative) and print its summary. */
+static void print_late(const char *who, long long *late, u64 count)
+{
+	u64 early = 0, i, *l = xcalloc(count, sizeof(*l));
+
+	for (i = 0; i < count; i++) {
+		if (late[i] < 0)
+			early++;
+		l[i] = late[i] < 0 ? 0 : late[i];
+	}
+	qsort(l, count, sizeof(*l), cmp_u64);
+	printf(" %s_p50_ns=%llu %s_p99_ns=%llu %s_max_ns=%llu %s_early=%llu",
+	       who, count ? l[count / 2] : 0, who,
+	       count ? l[count * 99 / 100] : 0, who,
+	       count ? l[count - 1] : 0, who, early);
+	free(l);
+}
+
+static void run_late(void)
+{
+	long long *kl = xcalloc(n, sizeof(*kl)), *ul = xcalloc(n, sizeof(*ul));
+	long long *tl = xcalloc(n, sizeof(*tl));
+	u64 *due = xcalloc(n, sizeof(*due)), i, got = 0, t;
+	struct callout_event ev[256];
+	struct epoll_event eev[256];
+	int fd = open_dev(), ep, *fds;
+	ssize_t len;
+
+	srandom(2);
+	for (i = 0; i < n; i++)
+		due[i] = (min_ms + (u64)random() % (max_ms - min_ms + 1)) *
+			 1000000ULL;
+	/* callout: the events carry expires_ns and fired_ns */
+	fcntl(fd, F_SETFL, 0);
+	for (i = 0; i < n; i++) {
+		struct callout_set s = { .timeout_ns = due[i], .cookie = i };
+
+		if (ioctl(fd, CALLOUT_IOC_SET, &s))
+			die("CALLOUT_IOC_SET");
+	}
+	while (got < n) {
+		len = read(fd, ev, sizeof(ev));
+		t = now_ns();
+		if (len < 0)
+			die("read");
+		for (i = 0; i < (u64)len / sizeof(ev[0]) && got < n; i++, got++) {
+			kl[got] = (long long)(ev[i].fired_ns - ev[i].expires_ns);
+			ul[got] = (long long)(t - ev[i].expires_ns);
+		}
+	}
+	close(fd);
+
+	/* timerfd: the same timeouts, absolute, woken through epoll */
+	raise_limit(RLIMIT_NOFILE, n + 64);
+	fds = xcalloc(n, sizeof(*fds));
+	ep = epoll_create1(0);
+	if (ep < 0)
+		die("epoll_create1");
+	t = now_ns();
+	for (i = 0; i < n; i++) {
+		struct itimerspec its = its_of(t + due[i]);
+		struct epoll_event e = { .events = EPOLLIN, .data.u64 = i };
+
+		due[i] += t;
+		fds[i] = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+		if (fds[i] < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) ||
+		    timerfd_settime(fds[i], TFD_TIMER_ABSTIME, &its, NULL))
+			die("timerfd %llu", i);
+	}
+	for (got = 0; got < n;) {
+		int k = epoll_wait(ep, eev, 256, -1), j;
+		uint64_t exp;
+
+		t = now_ns();
+		if (k < 0)
+			die("epoll_wait");
+		for (j = 0; j < k; j++, got++) {
+			i = eev[j].data.u64;
+			tl[got] = (long long)(t - due[i]);
+			if (read(fds[i], &exp, sizeof(exp)) != sizeof(exp))
+				die("read timerfd");
+			epoll_ctl(ep, EPOLL_CTL_DEL, fds[i], NULL);
+		}
+	}
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	close(ep);
+
+	printf("test=late iface=callout_vs_timerfd n=%llu min_ms=%llu max_ms=%llu",
+	       n, min_ms, max_ms);
+	print_late("callout", kl, n);
+	print_late("callout_read", ul, n);
+	print_late("timerfd", tl, n);
+	printf("\n");
+	free(kl);
+	free(ul);
+	free(tl);
+	free(due);
+	free(fds);
+}
+
+/* Total ticks_run from debugfs, or -1. */
+static long long ticks_run(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/callout/stats", "r");
+	long long v = -1;
+	char line[256];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "ticks_run: ", 11))
+			v = strtoll(line + 11, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+#define EV "/sys/kernel/tracing/events/timer/hrtimer_expire_entry/"
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Filter hrtimer_expire_entry to callout_tick; 0 or -1 (no tracing). */
+static int trace_setup(void)
+{
+	char line[512], filter[128] = "";
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		char type, name[256];
+
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 &&
+		    !strcmp(name, "callout_tick") && addr)
+			snprintf(filter, sizeof(filter), "function == 0x%llx\n",
+				 addr);
+	}
+	fclose(f);
+	if (!*filter || write_file(EV "filter", filter) ||
+	    write_file("/sys/kernel/tracing/trace", ""))
+		return -1;
+	return 0;
+}
+
+/* Count the filtered events over @secs seconds, or -1. */
+static long long trace_count(int ok, u64 secs)
+{
+	char line[1024];
+	long long count = 0;
+	FILE *f;
+
+	if (ok || write_file("/sys/kernel/tracing/trace", "") ||
+	    write_file(EV "enable", "1")) {
+		sleep(secs);
+		return -1;
+	}
+	sleep(secs);
+	write_file(EV "enable", "0");
+	f = fopen("/sys/kernel/tracing/trace", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "hrtimer_expire_entry"))
+			count++;
+	fclose(f);
+	return count;
+}
+
+static void idle_phase(const char *who, int tracing)
+{
+	long long t0 = ticks_run(), hr, t1;
+	u64 start = now_ns(), el;
+
+	hr = trace_count(tracing, seconds);
+	t1 = ticks_run();
+	el = now_ns() - start;
+	printf(" %s_ticks_per_s=%.2f %s_hrtimer_per_s=%.2f", who,
+	       t0 < 0 || t1 < 0 ? -1.0 : (double)(t1 - t0) * NS / el, who,
+	       hr < 0 ? -1.0 : (double)hr * NS / el);
+}
+
+static void run_idle(void)
+{
+	int tracing = trace_setup(), fd;
+
+	printf("test=idle iface=callout seconds=%llu", seconds);
+	idle_phase("none", tracing);
+	fd = open_dev();
+	set_one(fd, 3600 * NS);
+	idle_phase("far", tracing);
+	close(fd);
+	/* The control: a 10 ms periodic callout must show about 100/s. */
+	fd = open_dev();
+	{
+		struct callout_set s = { .timeout_ns = 10000000,
+					 .period_ns = 10000000 };
+
+		if (ioctl(fd, CALLOUT_IOC_SET, &s))
+			die("CALLOUT_IOC_SET");
+	}
+	idle_phase("periodic10ms", tracing);
+	close(fd);
+	printf("\n");
+	write_file(EV "filter", "0\n");
+}
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+		"Usage: callout-bench floor|set|reset|timeout|timerfd|posix|late|idle\n"
+		"       [-n N] [-r REPS] [-s SECONDS] [-m MIN_MS] [-M MAX_MS]\n"
+		"One line of key=value results; see the top of tools/callout-bench.c.\n");
+	exit(status);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*run)(void);
+	} tests[] = {
+		{ "floor", run_floor }, { "timeout", run_timeout },
+		{ "timerfd", run_timerfd }, { "posix", run_posix },
+		{ "late", run_late }, { "idle", run_idle },
+	};
+	unsigned int i;
+	int opt;
+
+	if (argc < 2 || !strcmp(argv[1], "-h"))
+		usage(argc < 2 ? 2 : 0);
+	test = argv[1];
+	optind = 2;
+	while ((opt = getopt(argc, argv, "n:r:s:m:M:h")) != -1) {
+		switch (opt) {
+		case 'n': n = strtoull(optarg, NULL, 0); break;
+		case 'r': reps = strtoull(optarg, NULL, 0); break;
+		case 's': seconds = strtoull(optarg, NULL, 0); break;
+		case 'm': min_ms = strtoull(optarg, NULL, 0); break;
+		case 'M': max_ms = strtoull(optarg, NULL, 0); break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (!reps || max_ms < min_ms || (!n && !strcmp(test, "late")))
+		usage(2);
+	make_times();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(test, "set") || !strcmp(test, "reset")) {
+		run_set(!strcmp(test, "reset"));
+		return 0;
+	}
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (!strcmp(test, tests[i].name)) {
+			tests[i].run();
+			return 0;
+		}
+	}
+	usage(2);
+	return 2;
+}
