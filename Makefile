@@ -36,7 +36,7 @@ SELFTEST_DIRS := $(patsubst %/Makefile,%,$(wildcard selftests/*/Makefile))
 KSFT_SRC = $(CALLOUT_CACHE)/linux-source-6.1/tools/testing/selftests
 KSFT_INSTALL := $(CURDIR)/build/kselftest
 
-.PHONY: all modules selftests tools bench-core clean deps check demo shell vm lint help
+.PHONY: all modules selftests tools bench bench-core clean deps check demo shell vm lint help
 
 all: modules
 
@@ -97,6 +97,11 @@ CMD ?= dmesg
 vm: modules selftests
 	$(VM) run $(VM_OPTS) -- sh -c '$(CMD)'
 
+# The benchmarks in one VM boot: build/bench/<date>/ gets CSV, a Markdown
+# table and the PNGs of Fig. 9 redrawn (Documentation/benchmarks.rst).
+bench: modules selftests tools
+	scripts/bench.sh $(BENCH_ARGS)
+
 # Instructions per insert/remove/tick of every scheme, in user space
 # (callgrind): tools/core/results/bench-core.{csv,md}.
 bench-core:
@@ -117,5 +122,5 @@ clean:
 
 help:
 	@sed -n '3,12s/^# \{0,1\}//p' Makefile
-	@echo 'Other targets: modules selftests tools bench-core deps vm CMD=... lint clean'
+	@echo 'Other targets: modules selftests tools bench bench-core deps vm CMD=... lint clean'
 	@echo 'Variables: KVER=<kver> PARAMS="k=v ..." CHECK_PARAMS="set1;set2"'

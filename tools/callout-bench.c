@@ -28,7 +28,9 @@
  *            timer:hrtimer_expire_entry tracepoint filtered to callout_tick);
  *            then with a 10 ms periodic callout, the control (about 100/s)
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -84,21 +86,32 @@ static void *xcalloc(size_t nmemb, size_t size)
 	return p;
 }
 
-/* Random times: pending at 500..1000 s, restarts at 1000..1500 s. */
+/*
+ * Random times: pending at 500..1000 s, restarts at 1000..1500 s; thirds
+ * of the longest timeout instead when the scheme holds less (simple).
+ */
 static void make_times(void)
 {
+	struct callout_info info;
+	u64 third = 500 * NS;
 	unsigned int i;
+	int fd = open("/dev/callout", O_RDONLY);
 
+	if (fd >= 0 && !ioctl(fd, CALLOUT_IOC_INFO, &info) &&
+	    info.max_timeout_ns < 1500 * NS)
+		third = info.max_timeout_ns / 3 - 1000;
+	if (fd >= 0)
+		close(fd);
 	srandom(1);
 	for (i = 0; i < NR_TIMES; i++) {
-		pend_ns[i] = 500 * NS + (u64)random() % (500 * NS);
-		restart_ns[i] = 1000 * NS + (u64)random() % (500 * NS);
+		pend_ns[i] = third + (u64)random() % third;
+		restart_ns[i] = 2 * third + (u64)random() % third;
 	}
 }
 
 static u64 pend_time(u64 i)
 {
-	return pend_ns[(i * 7919) % NR_TIMES] + i % 1000;
+	return pend_ns[(i * 7919) % NR_TIMES];
 }
 
 static void print_ns(const char *key, u64 total, u64 count)

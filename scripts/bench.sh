@@ -1,0 +1,336 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh - make bench: the in-kernel benchmark (/sys/kernel/debug/callout/
+# bench, module/bench.c) and the user-space one (tools/callout-bench) in one
+# VM boot, repeated, peers interleaved with callout at every step; then the
+# medians with min-max as CSV, a Markdown table with the issue's targets
+# checked, and gnuplot PNGs (fig9.png: Costello & Varghese's Fig. 9 redrawn).
+#
+# Usage: scripts/bench.sh [--quick] [--repeat N] [--out DIR]
+#   --quick     one repetition, N up to 1000 (a check that it all runs)
+#   --repeat N  repetitions (default 5)
+#   --out DIR   results folder (default build/bench/<date>-<time>)
+#
+# Each repetition: for each loaded scheme (hashed, hierarchical, bsd; the
+# module is reloaded with scheme=), for each N (10 .. 1M): the facility's
+# handle and hash interfaces; with hashed loaded, timer_list and hrtimer
+# and the private wheels of all nine schemes at the same N. Then burst
+# expiry, then user space (N up to 100k: N timerfds cost ~1 KB of kernel
+# memory each and seconds to create under TCG), lateness and idle cost.
+# The linear schemes (list, ordered, bsd) stop at N = 100000 and do fewer
+# repetitions (module/bench.c says how many); the results say so.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+repeat=5 quick=0 out=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=1 repeat=1; shift ;;
+	--repeat) repeat=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	-h|--help) sed -n '4,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+out=${out:-build/bench/$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+if [ "$quick" = 1 ]; then
+	kns='10 100 1000' uns='10 1000' late_n=200 idle_s=1
+else
+	kns='10 100 1000 10000 100000 1000000' uns='10 100 1000 10000 100000'
+	late_n=1000 idle_s=5
+fi
+
+# The guest's part: one result line "BENCH rep=R ..." per measurement and a
+# progress line "bench: ..." per step.
+guest=$out/bench-guest.sh
+cat >"$guest" <<EOF
+#!/bin/sh
+R=$repeat KNS='$kns' UNS='$uns' LATE_N=$late_n IDLE_S=$idle_s
+EOF
+cat >>"$guest" <<'EOF'
+B=/sys/kernel/debug/callout/bench
+SCHEMES='list ordered tree simple hashed_sorted hashed hierarchical bsd lawn'
+fail=0
+linear() { case $1 in list|ordered|bsd) return 0 ;; esac; return 1; }
+k() {
+	if echo "$*" >$B; then
+		echo "BENCH rep=$rep $(cat $B)"
+	else
+		echo "BENCH-FAIL rep=$rep $*"; fail=1
+	fi
+}
+u() {
+	r=$(callout-bench "$@") || { echo "BENCH-FAIL rep=$rep callout-bench $*"; fail=1; return; }
+	echo "BENCH rep=$rep $r"
+}
+load() {
+	rmmod callout 2>/dev/null
+	insmod "$CALLOUT_KO" scheme="$1" || { echo "BENCH-FAIL insmod scheme=$1"; exit 1; }
+}
+start=$(date +%s)
+step() { echo "bench: [$(( $(date +%s) - start ))s] rep $rep/$R: $*"; }
+rep=1
+while [ $rep -le "$R" ]; do
+	for fs in hashed hierarchical bsd; do
+		load $fs
+		for n in $KNS; do
+			linear $fs && [ "$n" -gt 100000 ] && continue
+			step "scheme=$fs n=$n"
+			k handle n=$n
+			k hash n=$n
+			[ $fs = hashed ] || continue
+			k timer_list n=$n
+			k hrtimer n=$n
+			for s in $SCHEMES; do
+				linear $s && [ "$n" -gt 100000 ] && continue
+				k wheel scheme=$s n=$n
+			done
+		done
+		step "scheme=$fs: burst expiry"
+		bn=100000; linear $fs && bn=10000
+		[ "$R" = 1 ] && [ "$KNS" = '10 100 1000' ] && bn=1000
+		k fburst n=$bn
+	done
+	load hashed
+	for s in $SCHEMES; do
+		bn=100000; linear $s && bn=10000
+		[ "$KNS" = '10 100 1000' ] && bn=1000
+		k burst scheme=$s n=$bn
+	done
+	k sizes
+	for n in $UNS; do
+		step "user space n=$n: set, reset, timeout, timerfd, posix"
+		u set -n $n
+		u timerfd -n $n
+		u reset -n $n
+		u posix -n $n
+		u timeout -n $n
+	done
+	u floor
+	step "lateness of $LATE_N one-shots, idle cost ($IDLE_S s x 3)"
+	u late -n $LATE_N
+	u idle -s $IDLE_S
+	rep=$((rep + 1))
+done
+grep -E '^ *(ucallout|ucallout_to|callout_to) ' /proc/slabinfo |
+	awk '{ print "BENCH rep=1 test=slab iface=" $1 " n=0 objsize=" $4 }'
+echo "BENCH-KERNEL $(uname -r) cpus=$(nproc) date=$(date -u +%Y-%m-%dT%H:%MZ)"
+echo "bench: done in $(( $(date +%s) - start ))s"
+exit $fail
+EOF
+chmod +x "$guest"
+
+echo "bench: building callout.ko and tools, results in ${out#"$top"/}"
+make -s modules tools >/dev/null
+export CALLOUT_VM_NOBUILD=1
+export CALLOUT_VM_TIMEOUT=${CALLOUT_VM_TIMEOUT:-840}
+set +e
+scripts/vm.sh run --smp 2 --mem 3072 --add build/tools/callout-bench \
+	--add "$guest" -- sh /add/bench-guest.sh 2>&1 |
+	tr -d '\r' | tee "$out/console.log" | grep --line-buffered -E '^bench:|FAIL'
+vm_rc=${PIPESTATUS[0]}
+set -e
+# 1: a measurement failed (BENCH-FAIL, listed); anything else: the VM did.
+if [ "$vm_rc" != 0 ] && [ "$vm_rc" != 1 ]; then
+	echo "bench.sh: the VM run failed ($vm_rc), see $out/console.log" >&2
+	exit 1
+fi
+
+# raw.csv: rep,series,n,metric,value. A series is test:scheme for callout,
+# the peer's name for timer_list and hrtimer, iface for user space.
+grep '^BENCH rep=' "$out/console.log" | awk '
+BEGIN { OFS = ","; print "rep,series,n,metric,value" }
+{
+	delete kv
+	for (i = 2; i <= NF; i++) { split($i, p, "="); kv[p[1]] = p[2] }
+	if ("iface" in kv) series = kv["iface"]
+	else if (kv["scheme"] == "linux") series = kv["test"]
+	else series = kv["test"] ":" kv["scheme"]
+	if (kv["test"] == "sizes") series = "sizes"
+	for (key in kv) {
+		if (key ~ /^(rep|test|scheme|iface|n)$/ || kv[key] !~ /^-?[0-9.]+$/)
+			continue
+		print kv["rep"], series, kv["n"] + 0, key, kv[key]
+	}
+}' >"$out/raw.csv"
+
+# summary.csv: series,n,metric,median,min,max,runs
+{
+	echo "series,n,metric,median,min,max,runs"
+	tail -n +2 "$out/raw.csv" | sort -t, -k2,2 -k3,3n -k4,4 -k5,5g | awk -F, '
+	function flush() {
+		if (cnt) printf "%s,%s,%s,%s,%s,%s,%d\n", ks, kn, km, \
+			(cnt % 2 ? v[(cnt + 1) / 2] : (v[cnt / 2] + v[cnt / 2 + 1]) / 2), \
+			v[1], v[cnt], cnt
+		cnt = 0
+	}
+	{ key = $2 "," $3 "," $4; if (key != last) { flush(); last = key; ks = $2; kn = $3; km = $4 } v[++cnt] = $5 }
+	END { flush() }'
+} >"$out/summary.csv"
+
+# med SERIES N METRIC: the median, or "-".
+med() {
+	awk -F, -v s="$1" -v n="$2" -v m="$3" '
+		$1 == s && $2 == n && $3 == m { print $4; f = 1 } END { if (!f) print "-" }' \
+		"$out/summary.csv"
+}
+# cell SERIES N METRIC: "median (min-max)"
+cell() {
+	awk -F, -v s="$1" -v n="$2" -v m="$3" '
+		$1 == s && $2 == n && $3 == m {
+			if ($7 > 1) printf "%g (%g-%g)", $4, $5, $6; else printf "%g", $4; f = 1 }
+		END { if (!f) printf "-" }' "$out/summary.csv"
+}
+# table TITLE METRIC NS SERIES...: a Markdown table, a row per N.
+table() {
+	local title=$1 metric=$2 ns=$3 s n row
+	shift 3
+	printf '\n### %s\n\n| N |' "$title"
+	for s in "$@"; do printf ' %s |' "$s"; done
+	printf '\n|---:|'
+	for s in "$@"; do printf -- '---:|'; done
+	printf '\n'
+	for n in $ns; do
+		row="| $n |"
+		for s in "$@"; do row+=" $(cell "$s" "$n" "$metric") |"; done
+		echo "$row"
+	done
+}
+# ratio A B: A / B to two decimals, or "-".
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'
+}
+# target TEXT OK: one checklist line.
+target() {
+	printf -- '- [%s] %s\n' "$([ "$2" = 1 ] && echo x || echo ' ')" "$1"
+}
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "-" && b != "-" && a + 0 <= b + 0) }'; }
+
+kinfo=$(grep '^BENCH-KERNEL' "$out/console.log" | cut -d' ' -f2- || true)
+all9='list ordered tree simple hashed_sorted hashed hierarchical bsd lawn'
+read -ra wheels <<<"$(for s in $all9; do printf 'wheel:%s ' "$s"; done)"
+fig9=(wheel:bsd wheel:hashed wheel:hierarchical handle:hashed hash:hashed
+      handle:hierarchical hash:hierarchical handle:bsd hash:bsd timer_list hrtimer)
+{
+	echo "# callout benchmark"
+	echo
+	echo "Kernel $kinfo, QEMU TCG, $repeat repetitions: median (min-max), ns."
+	echo "list, ordered and bsd stop at N = 100000 and do fewer repetitions of"
+	echo "their linear step (see module/bench.c)."
+	table "Fig. 9: ns per set+unset pair, N pending (wheel: the scheme alone)" \
+		pair_ns "$kns" "${fig9[@]}"
+	table "Every scheme alone: ns per remove+insert pair" pair_ns "$kns" "${wheels[@]}"
+	table "Every scheme alone: ns per tick, N pending, none due" tick_ns "$kns" "${wheels[@]}"
+	printf '\n### Expiring a burst: ns per entry\n\n| series | N | expire_ns |\n|---|---:|---:|\n'
+	awk -F, '$3 == "expire_ns" { printf "| %s | %s | %g (%g-%g) |\n", $1, $2, $4, $5, $6 }' "$out/summary.csv"
+	table "User space: ns per operation (pair: arm+disarm; rearm: one re-arm)" \
+		pair_ns "$uns" callout_set callout_timeout timerfd posix_timer
+	table "User space: ns per re-arm" rearm_ns "$uns" callout_reset timerfd posix_timer
+	printf '\nioctl floor (CALLOUT_IOC_INFO): %s ns\n' "$(cell ioctl_info 1000 op_ns)"
+	printf '\n### Lateness (%s one-shots, 10..300 ms), ns\n\n| | p50 | p99 | max | early |\n|---|---:|---:|---:|---:|\n' "$late_n"
+	for w in callout callout_read timerfd; do
+		printf '| %s | %s | %s | %s | %s |\n' "$w" "$(cell callout_vs_timerfd "$late_n" ${w}_p50_ns)" \
+			"$(cell callout_vs_timerfd "$late_n" ${w}_p99_ns)" "$(cell callout_vs_timerfd "$late_n" ${w}_max_ns)" \
+			"$(cell callout_vs_timerfd "$late_n" ${w}_early)"
+	done
+	printf '\n### Idle cost: per second, over %s s\n\n| pending | tick runs | hrtimer expiries |\n|---|---:|---:|\n' "$idle_s"
+	for p in none far periodic10ms; do
+		printf '| %s | %s | %s |\n' "$p" "$(cell callout 0 ${p}_ticks_per_s)" "$(cell callout 0 ${p}_hrtimer_per_s)"
+	done
+	printf '\n### Bytes per pending timer\n\n'
+	printf 'sizeof: tw_entry %s, struct callout %s, timer_list %s, hrtimer %s.\n' \
+		"$(med sizes 0 tw_entry)" "$(med sizes 0 callout)" "$(med sizes 0 timer_list)" "$(med sizes 0 hrtimer)"
+	printf 'slab objects: ucallout %s, ucallout_to %s, callout_to %s.\n' \
+		"$(med ucallout 0 objsize)" "$(med ucallout_to 0 objsize)" "$(med callout_to 0 objsize)"
+	big=${uns##* }
+	printf 'Slab growth per pending /dev/callout callout at N=%s (handle table included): %s bytes.\n' \
+		"$big" "$(med callout_set "$big" slab_bytes_per_callout)"
+
+	echo
+	echo "### The issue's targets"
+	echo
+	b10=$(med wheel:bsd 10 pair_ns) b10k=$(med wheel:bsd 10000 pair_ns)
+	r=$(ratio "$b10k" "$b10")
+	target "bsd set+unset at N=10k >= 50x N=10: ${r}x" "$(awk -v r="$r" 'BEGIN { print (r != "-" && r >= 50) }')"
+	for s in handle:hashed hash:hashed handle:hierarchical hash:hierarchical wheel:hashed wheel:hierarchical; do
+		r=$(ratio "$(med $s 1000000 pair_ns)" "$(med $s 100 pair_ns)")
+		target "$s at N=1M within 1.5x of N=100: ${r}x" "$(awk -v r="$r" 'BEGIN { print (r != "-" && r <= 1.5) }')"
+	done
+	for n in $kns; do
+		h=$(med handle:hashed "$n" pair_ns) t=$(med timer_list "$n" pair_ns)
+		target "handle:hashed <= timer_list at N=$n: $h vs $t ns" "$(le "$h" "$t" && echo 1 || echo 0)"
+	done
+	h=$(med handle:hashed 1000000 pair_ns) t=$(med hrtimer 1000000 pair_ns)
+	r=$(ratio "$h" "$t")
+	target "handle:hashed <= hrtimer / 2 at N=1M: ${r}x hrtimer" "$(awk -v r="$r" 'BEGIN { print (r != "-" && r <= 0.5) }')"
+	for n in $uns; do
+		a=$(med callout_reset "$n" rearm_ns) b=$(med timerfd "$n" rearm_ns)
+		target "RESET beats timerfd re-arm at N=$n: $a vs $b ns" "$(le "$a" "$b" && echo 1 || echo 0)"
+	done
+	for n in $uns; do
+		[ "$n" -ge 10000 ] || continue
+		a=$(med callout_set "$n" pair_ns) b=$(med timerfd "$n" pair_ns)
+		target "SET+UNSET beats timerfd arm+disarm at N=$n: $a vs $b ns" "$(le "$a" "$b" && echo 1 || echo 0)"
+	done
+	e=$(awk -F, '$2 == "callout_vs_timerfd" && $4 ~ /^callout.*_early$/ { s += $5 } END { print s + 0 }' "$out/raw.csv")
+	target "zero early expiries: $e early in all runs" "$([ "$e" = 0 ] && echo 1 || echo 0)"
+	p=$(med callout_vs_timerfd "$late_n" callout_p99_ns)
+	target "p99 lateness within 2 ticks (2000000 ns): $p ns" "$(le "$p" 2000000 && echo 1 || echo 0)"
+	i=$(med callout 0 none_hrtimer_per_s)
+	target "idle: 0 hrtimer expiries/s from callout with nothing pending: $i" "$(le "$i" 0 && echo 1 || echo 0)"
+} >"$out/results.md"
+
+# fig9.dat: N, then a column per Fig. 9 series; "-" where not measured.
+dat() {
+	local file=$1 metric=$2 ns=$3 s n row
+	shift 3
+	{
+		printf 'N'
+		for s in "$@"; do printf ' %s' "$s"; done
+		printf '\n'
+		for n in $ns; do
+			row=$n
+			for s in "$@"; do row+=" $(med "$s" "$n" "$metric")"; done
+			echo "$row"
+		done
+	} >"$file"
+}
+dat "$out/fig9.dat" pair_ns "$kns" "${fig9[@]}"
+dat "$out/tick.dat" tick_ns "$kns" "${wheels[@]}"
+dat "$out/user.dat" pair_ns "$uns" callout_set callout_timeout timerfd posix_timer
+plot() {
+	local dat=$1 png=$2 title=$3 ylabel=$4 cols
+	cols=$(head -n 1 "$dat" | wc -w)
+	gnuplot <<EOF
+set terminal png size 1000,650
+set output '$png'
+set title '$title'
+set logscale x 10
+set logscale y 10
+set xlabel 'callouts outstanding (N)'
+set ylabel '$ylabel'
+set datafile missing '-'
+set key outside right top noenhanced
+set grid
+plot for [c=2:$cols] '$dat' using 1:c with linespoints title columnheader(c)
+EOF
+}
+if command -v gnuplot >/dev/null; then
+	plot "$out/fig9.dat" "$out/fig9.png" \
+		'Fig. 9 redrawn: set+unset of one callout, N outstanding' 'ns per pair'
+	plot "$out/tick.dat" "$out/tick.png" \
+		'Per-tick cost, N pending, none due' 'ns per tick'
+	plot "$out/user.dat" "$out/user.png" \
+		'User space: arm+disarm one timer, N outstanding' 'ns per pair'
+else
+	echo "bench.sh: no gnuplot, no plots (scripts/deps.sh installs it)" >&2
+fi
+cat "$out/results.md"
+echo "bench: results in ${out#"$top"/}: raw.csv summary.csv results.md fig9.png tick.png user.png"
+[ "$vm_rc" = 0 ] && ! grep -q 'BENCH-FAIL' "$out/console.log"

@@ -1,0 +1,88 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A tiny run of both benchmarks (module/bench.c through debugfs, and
+# tools/callout-bench), so that make bench cannot rot between runs. It
+# checks the structure of what they print and that the counts agree, never
+# the speed: timing claims live in make bench, not in pass/fail tests.
+B=/sys/kernel/debug/callout/bench
+dir=$(dirname "$0")
+n=0 fail=0
+
+echo "TAP version 13"
+echo "1..13"
+
+ok() {	# ok DESC CONDITION-STATUS
+	n=$((n + 1))
+	if [ "$2" = 0 ]; then echo "ok $n $1"; else echo "not ok $n $1"; fail=1; fi
+}
+skip() {
+	n=$((n + 1))
+	echo "ok $n $1 # SKIP $2"
+}
+# has LINE KEY=VALUE...: every pair is in LINE; KEY=~ means a number
+has() {
+	line=" $1 "
+	shift
+	for kv in "$@"; do
+		case $kv in
+		*=~) echo "$line" | grep -Eq " ${kv%=~}=-?[0-9]+(\.[0-9]+)? " || return 1 ;;
+		*) case $line in *" $kv "*) ;; *) return 1 ;; esac ;;
+		esac
+	done
+}
+# kb CMD: run one in-kernel bench command, print its line
+kb() {
+	echo "$*" >$B && cat $B
+}
+
+if [ ! -w $B ]; then
+	echo "# $B is missing: callout.ko not loaded or debugfs not mounted"
+	echo "1..0 # SKIP no $B"
+	exit 4
+fi
+scheme=$(grep '^scheme: ' /sys/kernel/debug/callout/stats | cut -d' ' -f2)
+
+for s in hashed bsd lawn; do
+	l=$(kb wheel scheme=$s n=100 reps=50 ticks=20)
+	has "$l" test=wheel scheme=$s n=100 pending=100 ticks=20 pair_ns=~ tick_ns=~ \
+		examined_per_tick=~
+	ok "wheel scheme=$s: $l" $?
+done
+l=$(kb burst scheme=hierarchical n=200)
+has "$l" test=burst scheme=hierarchical n=200 expired=200 expire_ns=~
+ok "burst: $l" $?
+for t in timer_list hrtimer; do
+	l=$(kb $t n=50 reps=50)
+	has "$l" test=$t scheme=linux n=50 reps=50 pair_ns=~ setup_ns=~
+	ok "$t: $l" $?
+done
+case $scheme in
+simple|lawn)
+	skip "handle" "scheme $scheme cannot hold the bench's far times"
+	skip "hash" "scheme $scheme cannot hold the bench's far times"
+	if echo "handle n=10" 2>/dev/null >$B; then r=1; else r=0; fi
+	ok "handle refused on $scheme" $r ;;
+*)
+	for t in handle hash; do
+		l=$(kb $t n=50 reps=50)
+		has "$l" test=$t scheme="$scheme" n=50 reps=50 pair_ns=~
+		ok "$t: $l" $?
+	done
+	pending=$(grep '^pending: ' /sys/kernel/debug/callout/stats | cut -d' ' -f2)
+	[ "$pending" = 0 ]
+	ok "handle and hash left nothing pending ($pending)" $? ;;
+esac
+if echo "wheel scheme=nosuch" 2>/dev/null >$B; then r=1; else r=0; fi
+ok "an unknown scheme is refused" $r
+
+l=$("$dir"/callout-bench set -n 20 -r 50)
+has "$l" test=set iface=callout_set n=20 reps=50 pair_ns=~ setup_ns=~
+ok "callout-bench set: $l" $?
+l=$("$dir"/callout-bench timerfd -n 20 -r 50)
+has "$l" test=timerfd iface=timerfd n=20 pair_ns=~ rearm_ns=~
+ok "callout-bench timerfd: $l" $?
+l=$("$dir"/callout-bench late -n 20 -m 1 -M 20)
+has "$l" test=late n=20 callout_early=0 callout_read_early=0 timerfd_early=0 \
+	callout_p99_ns=~ timerfd_p99_ns=~
+ok "callout-bench late, none early: $l" $?
+exit $fail
