@@ -54,8 +54,10 @@ ksrc_hash=$(printf '%s\n' "$ksrc_ver" "${ksrc_files[@]}" | md5sum | cut -d' ' -f
 missing_pkgs() {
 	# One dpkg-query for the lot; a package it does not know is missing too.
 	local installed
-	installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' \
-		"${need_pkgs[@]}" 2>/dev/null | awk '$2 == "installed" { print $1 }')
+	# dpkg-query fails when it knows none of a name: that is an answer.
+	installed=$( (dpkg-query -W -f='${Package} ${db:Status-Status}\n' \
+		"${need_pkgs[@]}" 2>/dev/null || true) |
+		awk '$2 == "installed" { print $1 }')
 	for p in "${need_pkgs[@]}"; do
 		grep -qx -- "$p" <<<"$installed" || echo "$p"
 	done
@@ -76,7 +78,7 @@ newest_headers() {
 	fi
 	for d in /usr/src/linux-headers-*-amd64; do
 		case $d in *-rt-amd64|*-cloud-amd64) continue ;; esac
-		[ -d "$d" ] && echo "${d#/usr/src/linux-headers-}"
+		if [ -d "$d" ]; then echo "${d#/usr/src/linux-headers-}"; fi
 	done | sort -V | tail -n 1
 }
 
