@@ -35,7 +35,10 @@
 
 #include "internal.h"
 
-/* Owner bits of ucallout.c.entry.flags, under the file lock */
+/*
+ * ucallout.uflags, under the file lock. Not in c.entry.flags: the core
+ * changes those under a base lock, and the two writers would lose updates.
+ */
 #define UC_QUEUED	0x1000u	/* on file->events */
 #define UC_DEAD		0x2000u	/* cancelled: its expiry must do nothing */
 #define UC_TIMEOUT	0x4000u	/* from CALLOUT_IOC_TIMEOUT: a ucallout_to */
@@ -55,7 +58,7 @@ struct callout_file {
 
 /**
  * struct ucallout - a callout of a /dev/callout file
- * @c:		the callout; its entry.flags also hold the UC_* bits
+ * @c:		the callout
  * @file:	owner
  * @handle:	index in file->handles
  * @cookie:	returned in events (the func of a TIMEOUT)
@@ -64,6 +67,7 @@ struct callout_file {
  * @ev_expires_ns: due time of the latest expiry queued
  * @fired_ns:	when it fired
  * @overrun:	expiries not read before the one queued
+ * @uflags:	UC_* bits, under the file lock
  * @ev:		link on file->events while UC_QUEUED
  */
 struct ucallout {
@@ -76,6 +80,7 @@ struct ucallout {
 	u64 ev_expires_ns;
 	u64 fired_ns;
 	u32 overrun;
+	u32 uflags;
 	struct list_head ev;
 };
 
@@ -91,7 +96,7 @@ atomic_long_t callout_user_total;
 
 static bool uc_has(const struct ucallout *uc, u32 flag)
 {
-	return uc->c.entry.flags & flag;
+	return uc->uflags & flag;
 }
 
 static struct ucallout_to *to_uto(struct ucallout *uc)
@@ -116,7 +121,7 @@ static struct ucallout *uc_alloc(struct callout_file *f, bool timeout)
 	callout_init(&uc->c);
 	uc->file = f;
 	if (timeout)
-		uc->c.entry.flags |= UC_TIMEOUT;
+		uc->uflags |= UC_TIMEOUT;
 	return uc;
 
 undo_total:
@@ -154,7 +159,6 @@ static void uc_fire(void *arg)
 	struct ucallout *uc = arg;
 	struct callout_file *f = uc->file;
 	u64 now = callout_now_ns();
-	bool wake = false;
 
 	xa_lock(&f->handles);
 	/* Cancelled, closing, or set again while this expiry waited: stale. */
@@ -165,10 +169,14 @@ static void uc_fire(void *arg)
 	if (uc_has(uc, UC_QUEUED)) {
 		uc->overrun++;
 	} else {
-		uc->c.entry.flags |= UC_QUEUED;
+		uc->uflags |= UC_QUEUED;
 		uc->overrun = 0;
 		list_add_tail(&uc->ev, &f->events);
-		wake = true;
+		/*
+		 * Under the file lock: once it is dropped, a reader may free
+		 * a fired one-shot and a close() free the file.
+		 */
+		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
 	}
 	uc->ev_expires_ns = uc->expires_ns;
 
@@ -180,19 +188,19 @@ static void uc_fire(void *arg)
 		uc->overrun = min_t(u64, (u64)uc->overrun + missed, U32_MAX);
 		uc->ev_expires_ns += missed * uc->period_ns;
 		uc->expires_ns = uc->ev_expires_ns + uc->period_ns;
-		if (callout_set_ns(&uc->c, uc->expires_ns, uc_fire, uc) < 0)
-			pr_warn_ratelimited("periodic callout could not re-arm\n");
-	} else {
-		/* Fired: no longer pending, the event queue owns it now. */
-		__xa_erase(&f->handles, uc->handle);
-		uc->c.entry.flags |= UC_FIRED;
-		if (uc_has(uc, UC_TIMEOUT))
-			callout_hash_remove(&to_uto(uc)->h);
+		if (!callout_set_ns(&uc->c, uc->expires_ns, uc_fire, uc))
+			goto unlock;
+		/* Beyond the scheme's reach now: this expiry is its last. */
+		pr_warn_ratelimited("periodic callout %llu could not re-arm\n",
+				    uc->handle);
 	}
+	/* Fired: no longer pending, the event queue owns it now. */
+	__xa_erase(&f->handles, uc->handle);
+	uc->uflags |= UC_FIRED;
+	if (uc_has(uc, UC_TIMEOUT))
+		callout_hash_remove(&to_uto(uc)->h);
 unlock:
 	xa_unlock(&f->handles);
-	if (wake)
-		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
 }
 
 /* Take @uc off the event queue; the file lock is held. */
@@ -200,7 +208,7 @@ static void __uc_dequeue(struct callout_file *f, struct ucallout *uc)
 {
 	if (uc_has(uc, UC_QUEUED)) {
 		list_del(&uc->ev);
-		uc->c.entry.flags &= ~UC_QUEUED;
+		uc->uflags &= ~UC_QUEUED;
 		f->events_taken++;
 	}
 }
@@ -215,7 +223,7 @@ static bool __uc_claim(struct callout_file *f, struct ucallout *uc)
 	if (xa_load(&f->handles, uc->handle) != uc)
 		return false;
 	__xa_erase(&f->handles, uc->handle);
-	uc->c.entry.flags |= UC_DEAD;
+	uc->uflags |= UC_DEAD;
 	__uc_dequeue(f, uc);
 	return true;
 }
@@ -253,13 +261,18 @@ static int ioc_info(void __user *argp)
 	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-/* Give @uc a handle and arm it at uc->expires_ns; 0 or -errno. */
-static int uc_arm_new(struct callout_file *f, struct ucallout *uc)
+/*
+ * Give @uc a handle, returned in @handle, and arm it at uc->expires_ns.
+ * Return: 0 or -errno. On success @uc may already have fired and been
+ * freed by a reader: use @handle, not uc->handle.
+ */
+static int uc_arm_new(struct callout_file *f, struct ucallout *uc, u64 *handle)
 {
 	int ret;
 
 	xa_lock_bh(&f->handles);
 	uc->handle = ++f->next_handle;
+	*handle = uc->handle;
 	ret = __xa_insert(&f->handles, uc->handle, uc, GFP_KERNEL_ACCOUNT);
 	if (!ret) {
 		ret = callout_set_ns(&uc->c, uc->expires_ns, uc_fire, uc);
@@ -291,6 +304,7 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 {
 	struct callout_set req;
 	struct ucallout *uc;
+	u64 handle;
 	int ret;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
@@ -304,14 +318,14 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 	uc->cookie = req.cookie;
 	uc->period_ns = req.period_ns;
 	uc->expires_ns = callout_now_ns() + req.timeout_ns;
-	ret = uc_arm_new(f, uc);
+	ret = uc_arm_new(f, uc, &handle);
 	if (ret) {
 		uc_free(uc);
 		return ret;
 	}
 	/* A handle the caller cannot learn is a callout it cannot cancel. */
-	if (put_user(uc->handle, &argp->handle)) {
-		uc_cancel_handle(f, uc->handle);
+	if (put_user(handle, &argp->handle)) {
+		uc_cancel_handle(f, handle);
 		return -EFAULT;
 	}
 	return 0;
@@ -330,6 +344,7 @@ static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 {
 	struct callout_reset req;
 	struct ucallout *uc;
+	bool refused = false;
 	int ret;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
@@ -346,12 +361,13 @@ static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 		uc->period_ns = req.period_ns;
 		uc->expires_ns = callout_now_ns() + req.timeout_ns;
 		ret = callout_set_ns(&uc->c, uc->expires_ns, uc_fire, uc);
+		/* The scheme refused the new time: it is no longer pending. */
+		if (ret < 0)
+			refused = __uc_claim(f, uc);
 	}
 	xa_unlock_bh(&f->handles);
-	if (ret == -ERANGE || ret == -ENOSPC) {
-		/* The scheme refused the new time: it is no longer pending. */
-		uc_cancel_handle(f, req.handle);
-	}
+	if (refused)
+		uc_cancel_claimed(uc);
 	return ret < 0 ? ret : 0;
 }
 
@@ -361,6 +377,7 @@ static int ioc_timeout(struct callout_file *f,
 	struct callout_timeout req;
 	struct ucallout_to *uto;
 	struct ucallout *uc;
+	u64 handle;
 	int ret;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
@@ -382,7 +399,7 @@ static int ioc_timeout(struct callout_file *f,
 	ret = callout_hash_insert(&uto->h);
 	if (ret)
 		goto free;
-	ret = uc_arm_new(f, uc);
+	ret = uc_arm_new(f, uc, &handle);
 	if (ret) {
 		callout_hash_remove(&uto->h);
 		goto free;
@@ -596,7 +613,7 @@ static int callout_release(struct inode *inode, struct file *file)
 
 	/* Fired one-shots are only on the queue; periodic ones in the table. */
 	list_for_each_entry_safe(uc, tmp, &unread, ev) {
-		uc->c.entry.flags &= ~UC_QUEUED;
+		uc->uflags &= ~UC_QUEUED;
 		if (uc_has(uc, UC_FIRED))
 			uc_free(uc);
 	}
