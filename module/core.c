@@ -21,9 +21,10 @@
  * at once in a new softirq run, so a burst cannot hog the CPU.
  *
  * Locking: base->lock (irqsave) protects the base and the state of every
- * callout on it. A callout moving between bases has c->base == NULL for the
- * moment it belongs to neither, and lock_base() waits for it to land, as
- * timer.c does with TIMER_MIGRATING.
+ * callout on it. A callout moves to another base only with both locks held
+ * (the second taken with spin_trylock(), so there is no lock order to
+ * keep): c->base always names a base, and lock_base() retries if it
+ * changed while it waited for the lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -86,13 +87,10 @@ static struct callout_base *lock_base(struct callout *c, unsigned long *flags)
 	for (;;) {
 		struct callout_base *base = READ_ONCE(c->base);
 
-		if (likely(base)) {
-			spin_lock_irqsave(&base->lock, *flags);
-			if (likely(base == c->base))
-				return base;
-			spin_unlock_irqrestore(&base->lock, *flags);
-		}
-		cpu_relax();
+		spin_lock_irqsave(&base->lock, *flags);
+		if (likely(base == c->base))
+			return base;
+		spin_unlock_irqrestore(&base->lock, *flags);
 	}
 }
 
@@ -108,6 +106,22 @@ static void __arm_base(struct callout_base *base, u64 tick)
 	ns = tick < div64_u64(KTIME_MAX, callout_tick_ns_param) ?
 		tick * callout_tick_ns_param : KTIME_MAX;
 	hrtimer_start(&base->timer, ns_to_ktime(ns),
+		      HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+/*
+ * Run the base's tick as soon as possible, for callouts already due. Not at
+ * a tick boundary: one at or before the hrtimer core's "now" of a run in
+ * progress would run again in the same loop of __hrtimer_run_queues(), so a
+ * func that re-arms itself for "now" would never let the softirq end.
+ */
+static void __arm_soon(struct callout_base *base)
+{
+	lockdep_assert_held(&base->lock);
+	if (base->timer_tick == 0)
+		return;
+	base->timer_tick = 0;
+	hrtimer_start(&base->timer, ns_to_ktime(callout_now_ns() + 1),
 		      HRTIMER_MODE_ABS_PINNED_SOFT);
 }
 
@@ -167,7 +181,10 @@ static int __enqueue(struct callout_base *base, struct callout *c, u64 tick)
 			return ret;
 	}
 	base->stats.set++;
-	__arm_base(base, list_empty(&base->expired) ? c->entry.expires : now);
+	if (list_empty(&base->expired))
+		__arm_base(base, c->entry.expires);
+	else
+		__arm_soon(base);
 	return 0;
 }
 
@@ -202,20 +219,28 @@ int callout_set_ns(struct callout *c, u64 expires_ns, callout_func_t func,
 
 	if (WARN_ON_ONCE(!func))
 		return -EINVAL;
+again:
 	base = lock_base(c, &flags);
 	was = __detach(base, c);
 
 	/*
-	 * Arm on this CPU. A callout whose func runs now stays where it is,
-	 * so callout_unset_sync() finds it on the base that runs it.
+	 * Arm on this CPU if its lock is free at once; otherwise stay, which
+	 * is as good. A callout whose func runs now stays where it is, so
+	 * callout_unset_sync() finds it on the base that runs it. One on the
+	 * base of a dead CPU must move: callout_cpu_dead() may hold the new
+	 * lock and wait for ours, so let go and try again.
 	 */
-	new = raw_cpu_ptr(callout_bases);
+	new = this_cpu_ptr(callout_bases);
 	if (base != new && (base->running != c || !base->online)) {
-		WRITE_ONCE(c->base, NULL);
-		spin_unlock(&base->lock);
-		base = new;
-		spin_lock(&base->lock);
-		WRITE_ONCE(c->base, base);
+		if (spin_trylock(&new->lock)) {
+			WRITE_ONCE(c->base, new);
+			spin_unlock(&base->lock);
+			base = new;
+		} else if (!base->online) {
+			spin_unlock_irqrestore(&base->lock, flags);
+			cpu_relax();
+			goto again;
+		}
 	}
 	c->func = func;
 	c->arg = arg;
@@ -233,7 +258,8 @@ int callout_set_ns(struct callout *c, u64 expires_ns, callout_func_t func,
  *		set @c again
  * @arg:	passed to @func
  *
- * A pending callout is re-armed. It is armed on the calling CPU's base.
+ * A pending callout is re-armed. It is armed on the calling CPU's base, or
+ * stays on the one it was on when that base is busy (or runs its func).
  *
  * Context: any; takes the base lock with interrupts off.
  * Return:
@@ -400,19 +426,17 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 		list_del_init(&c->entry.list);
 		c->entry.flags &= ~CALLOUT_EXPIRING;
 		run_callout(base, c, now_ns);
+		/* Let a callout_unset_sync() waiting for this func go on. */
+		spin_unlock_irq(&base->lock);
+		spin_unlock_bh(&base->expiry_lock);
+		spin_lock_bh(&base->expiry_lock);
+		spin_lock_irq(&base->lock);
 	}
 
 	if (!list_empty(&base->expired)) {
-		/*
-		 * Come back in a new softirq run, not this one: an expiry at
-		 * or before the hrtimer core's "now" for this run (the tick
-		 * boundary is) would run again at once in the same loop of
-		 * __hrtimer_run_queues(), the whole backlog in one go.
-		 */
+		/* Over budget: the rest in a new softirq run. */
 		base->stats.deferred++;
-		base->timer_tick = now;
-		hrtimer_start(&base->timer, ns_to_ktime(callout_now_ns() + 1),
-			      HRTIMER_MODE_ABS_PINNED_SOFT);
+		__arm_soon(base);
 	} else {
 		next = tw_next(&base->wheel);
 		if (next != TW_NEVER)
@@ -489,9 +513,30 @@ static const struct rhashtable_params callout_hash_params = {
 static struct rhltable callout_hash;
 static atomic64_t callout_hash_nr_lookups;
 
+/*
+ * Callouts of one key share a singly linked list, which rhltable_remove()
+ * walks; a cap keeps that walk, and untimeout()'s, O(1).
+ */
+#define CALLOUT_HASH_MAX_DUPS	64
+
+/* Return: 0, -ENOSPC when the key already has its fill, or -ENOMEM. */
 int callout_hash_insert(struct callout_hashed *h)
 {
-	return rhltable_insert(&callout_hash, &h->node, callout_hash_params);
+	struct rhlist_head *pos, *list;
+	unsigned int n = 0;
+	int ret;
+
+	rcu_read_lock();
+	list = rhltable_lookup(&callout_hash, &h->key, callout_hash_params);
+	rhl_for_each_rcu(pos, list)
+		if (++n >= CALLOUT_HASH_MAX_DUPS)
+			break;
+	rcu_read_unlock();
+	if (n >= CALLOUT_HASH_MAX_DUPS)
+		return -ENOSPC;
+	ret = rhltable_insert(&callout_hash, &h->node, callout_hash_params);
+	/* -EBUSY, -E2BIG: the table could not grow fast enough. */
+	return ret ? -ENOMEM : 0;
 }
 
 void callout_hash_remove(struct callout_hashed *h)
@@ -562,16 +607,20 @@ static void callout_to_fire(void *arg)
  * @arg:	its argument; with @func the key untimeout() cancels by
  * @ticks:	ticks of callout_tick_ns() from now, as callout_set()
  *
- * The pair need not be unique: each call arms one more callout.
+ * The pair need not be unique: each call arms one more callout, up to 64
+ * pending for one pair.
  *
- * Context: any (allocates with GFP_ATOMIC).
- * Return: 0, -EINVAL for a NULL @func, -ENOMEM, or -ERANGE as callout_set().
+ * Context: process or softirq, interrupts enabled (allocates with
+ * GFP_ATOMIC; the hash takes its bucket locks with bottom halves off).
+ * Return: 0, -EINVAL for a NULL @func, -ENOMEM, -ENOSPC when 64 callouts of
+ * this pair are pending, or -ERANGE as callout_set().
  */
 int callout_timeout(callout_func_t func, void *arg, unsigned long ticks)
 {
 	struct callout_to *to;
 	int ret;
 
+	lockdep_assert_irqs_enabled();
 	if (!func)
 		return -EINVAL;
 	this_cpu_inc(callout_op_counts.timeout);
@@ -604,7 +653,7 @@ EXPORT_SYMBOL_NS_GPL(callout_timeout, CALLOUT);
  * Cancels one pending callout armed by callout_timeout() with this exact pair,
  * found through the func/arg hash in O(1).
  *
- * Context: any.
+ * Context: process or softirq, interrupts enabled, as callout_timeout().
  * Return: 1 if one was cancelled (its func will not run), 0 if none pending.
  */
 int callout_untimeout(callout_func_t func, void *arg)
@@ -617,6 +666,7 @@ int callout_untimeout(callout_func_t func, void *arg)
 	struct callout_hashed *h;
 	struct rhlist_head *pos, *list;
 
+	lockdep_assert_irqs_enabled();
 	this_cpu_inc(callout_op_counts.untimeout);
 	rcu_read_lock();
 	list = callout_hash_lookup(&key);
@@ -638,7 +688,8 @@ EXPORT_SYMBOL_NS_GPL(callout_untimeout, CALLOUT);
 
 static void callout_base_exit(struct callout_base *base)
 {
-	hrtimer_cancel(&base->timer);
+	if (base->timer.function)	/* not when init failed before it */
+		hrtimer_cancel(&base->timer);
 	if (base->wheel.ops) {
 		WARN_ON(base->wheel.nr_pending || !list_empty(&base->expired));
 		tw_destroy(&base->wheel);
@@ -721,7 +772,13 @@ void callout_core_exit(void)
 	unsigned int cpu;
 
 	cpuhp_remove_state_nocalls(callout_hp_state);
-	/* Kernel callers that left timeouts behind: cancel and free them. */
+	/*
+	 * No file is open and no client is loaded. Stop every tick first, so
+	 * no expiry touches the hash while it is taken down; then the
+	 * timeouts kernel callers left behind are cancelled and freed.
+	 */
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&per_cpu_ptr(callout_bases, cpu)->timer);
 	rhltable_free_and_destroy(&callout_hash, callout_to_free, NULL);
 	for_each_possible_cpu(cpu)
 		callout_base_exit(per_cpu_ptr(callout_bases, cpu));
