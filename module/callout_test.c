@@ -162,6 +162,15 @@ static void __init test_timeout_untimeout(void)
 	CHECK(timeout_last_arg == (void *)3);
 	/* Fired: nothing left to cancel. */
 	CHECK(callout_untimeout(timeout_func, (void *)3) == 0);
+
+	/* At most 64 pending of one pair. */
+	for (i = 0; i < 64; i++)
+		CHECK(callout_timeout(timeout_func, (void *)4, 10000) == 0);
+	CHECK(callout_timeout(timeout_func, (void *)4, 10000) == -ENOSPC);
+	for (i = 0; i < 64; i++)
+		CHECK(callout_untimeout(timeout_func, (void *)4) == 1);
+	CHECK(callout_untimeout(timeout_func, (void *)4) == 0);
+	CHECK(atomic_read(&timeout_runs) == 1);
 }
 
 /* Many callouts at random times: each fires once, none early. */

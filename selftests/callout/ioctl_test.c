@@ -315,6 +315,34 @@ TEST_F(dev, timeout_untimeout)
 	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 50));
 }
 
+/* One func/arg pair holds at most 64 pending: the 65th is ENOSPC. */
+TEST_F(dev, timeout_duplicates_capped)
+{
+	struct callout_timeout t = { .func = 0xd0d, .arg = 0x1 };
+	struct callout_untimeout u = { .func = 0xd0d, .arg = 0x1 };
+	int i;
+
+	if (_metadata->skip)
+		return;
+	t.ticks = self->far / self->info.tick_ns;
+	for (i = 0; i < 64; i++)
+		ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
+	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
+	EXPECT_EQ(ENOSPC, errno);
+	/* Another arg is another key; one cancel makes room again. */
+	t.arg = 0x2;
+	EXPECT_EQ(0, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
+	t.arg = 0x1;
+	EXPECT_EQ(0, ioctl(self->fd, CALLOUT_IOC_UNTIMEOUT, &u));
+	EXPECT_EQ(0, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
+	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
+	EXPECT_EQ(ENOSPC, errno);
+	for (i = 0; i < 64; i++)
+		ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_UNTIMEOUT, &u));
+	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_UNTIMEOUT, &u));
+	EXPECT_EQ(ENOENT, errno);
+}
+
 TEST_F(dev, read_errors)
 {
 	struct callout_event ev;
