@@ -261,18 +261,28 @@ static int ioc_info(void __user *argp)
 	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+/* A handle never given before in @f; one that goes unused is no harm. */
+static u64 uc_new_handle(struct callout_file *f)
+{
+	u64 handle;
+
+	xa_lock_bh(&f->handles);
+	handle = ++f->next_handle;
+	xa_unlock_bh(&f->handles);
+	return handle;
+}
+
 /*
- * Give @uc a handle, returned in @handle, and arm it at uc->expires_ns.
- * Return: 0 or -errno. On success @uc may already have fired and been
- * freed by a reader: use @handle, not uc->handle.
+ * Enter @uc in the table as @handle and arm it at uc->expires_ns.
+ * Return: 0 or -errno. On success @uc may fire, be read and be freed at
+ * any moment: the caller must not touch it again.
  */
-static int uc_arm_new(struct callout_file *f, struct ucallout *uc, u64 *handle)
+static int uc_arm_new(struct callout_file *f, struct ucallout *uc, u64 handle)
 {
 	int ret;
 
 	xa_lock_bh(&f->handles);
-	uc->handle = ++f->next_handle;
-	*handle = uc->handle;
+	uc->handle = handle;
 	ret = __xa_insert(&f->handles, uc->handle, uc, GFP_KERNEL_ACCOUNT);
 	if (!ret) {
 		ret = callout_set_ns(&uc->c, uc->expires_ns, uc_fire, uc);
@@ -317,18 +327,21 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 		return PTR_ERR(uc);
 	uc->cookie = req.cookie;
 	uc->period_ns = req.period_ns;
-	uc->expires_ns = callout_now_ns() + req.timeout_ns;
-	ret = uc_arm_new(f, uc, &handle);
-	if (ret) {
-		uc_free(uc);
-		return ret;
-	}
-	/* A handle the caller cannot learn is a callout it cannot cancel. */
+	/*
+	 * Hand out the handle before arming: a callout whose handle cannot
+	 * be written back is never armed, so no event can come for a handle
+	 * the caller never learnt.
+	 */
+	handle = uc_new_handle(f);
 	if (put_user(handle, &argp->handle)) {
-		uc_cancel_handle(f, handle);
+		uc_free(uc);
 		return -EFAULT;
 	}
-	return 0;
+	uc->expires_ns = callout_now_ns() + req.timeout_ns;
+	ret = uc_arm_new(f, uc, handle);
+	if (ret)
+		uc_free(uc);
+	return ret;
 }
 
 static int ioc_unset(struct callout_file *f, u64 __user *argp)
@@ -377,7 +390,6 @@ static int ioc_timeout(struct callout_file *f,
 	struct callout_timeout req;
 	struct ucallout_to *uto;
 	struct ucallout *uc;
-	u64 handle;
 	int ret;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
@@ -399,7 +411,7 @@ static int ioc_timeout(struct callout_file *f,
 	ret = callout_hash_insert(&uto->h);
 	if (ret)
 		goto free;
-	ret = uc_arm_new(f, uc, &handle);
+	ret = uc_arm_new(f, uc, uc_new_handle(f));
 	if (ret) {
 		callout_hash_remove(&uto->h);
 		goto free;
