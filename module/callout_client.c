@@ -112,24 +112,30 @@ static void timeout_func(void *arg)
 	atomic_inc(&runs_after_stop);
 }
 
-/* Arm n callouts due within @spread ticks on this CPU, softirqs off. */
+/*
+ * Arm n callouts due within @spread ticks on this CPU with softirqs off, and
+ * keep them off until @delay_ms after the last is due.
+ */
 static u64 arm_with_bh_off(unsigned int spread, unsigned int delay_ms)
 {
 	unsigned int i, ticks;
-	u64 stall_end;
+	u64 stall_end, last_due = 0;
 
-	/* Long enough for the last one to be due: late, never early. */
-	delay_ms = max_t(u64, delay_ms,
-			 div_u64((spread + 1) * callout_tick_ns(), NSEC_PER_MSEC) + 1);
 	local_bh_disable();
 	cpu = smp_processor_id();
 	for (i = 0; i < n; i++) {
 		callout_init(&probes[i].c);
 		ticks = 1 + i % spread;
 		probes[i].due_ns = ktime_get_ns() + ticks * callout_tick_ns();
+		last_due = max(last_due, probes[i].due_ns);
 		callout_set(&probes[i].c, ticks, test_func, &probes[i]);
 	}
-	mdelay(delay_ms);
+	/*
+	 * Stall by the clock the callouts are due by: mdelay() counts TSC
+	 * cycles, which a loaded TCG guest may see pass faster than ktime.
+	 */
+	while (ktime_get_ns() < last_due + (u64)delay_ms * NSEC_PER_MSEC)
+		cpu_relax();
 	stall_end = ktime_get_ns();
 	local_bh_enable();
 	return stall_end;
