@@ -71,58 +71,20 @@
 #define HASHED_MIN_BITS		1
 #define HASHED_MAX_BITS		24
 
-/**
- * struct hashed_wheel - the state of Scheme 6
- * @slots:	HASHED_SIZE unsorted lists and their busy bitmap
- * @mask:	HASHED_MASK = HASHED_SIZE - 1
- *
- * Locked by the caller of the tw_ops.
- */
-struct hashed_wheel {
-	struct tw_slots slots;
-	u64 mask;
-};
-
 /* The slot of tick @expires: the low-order wheel_bits bits, the hash. */
-static inline u32 calc_slot(const struct hashed_wheel *hw, u64 expires)
+static inline u32 calc_slot(const struct tw_ring *hw, u64 expires)
 {
 	return expires & hw->mask;
 }
 
 static int hashed_init(struct tw_wheel *w)
 {
-	u32 bits = w->geo.wheel_bits;
-	struct hashed_wheel *hw;
-	int ret;
-
-	/* A slot number must fit in tw_entry->idx. */
-	BUILD_BUG_ON(HASHED_MAX_BITS >= 32);
-	if (bits < HASHED_MIN_BITS || bits > HASHED_MAX_BITS)
-		return -EINVAL;
-	hw = kzalloc(sizeof(*hw), GFP_KERNEL);
-	if (!hw)
-		return -ENOMEM;
-	ret = tw_slots_alloc(&hw->slots, 1U << bits);
-	if (ret) {
-		kfree(hw);
-		return ret;
-	}
-	hw->mask = (1ULL << bits) - 1;
-	w->priv = hw;
-	return 0;
-}
-
-static void hashed_destroy(struct tw_wheel *w)
-{
-	struct hashed_wheel *hw = w->priv;
-
-	tw_slots_free(&hw->slots);
-	kfree(hw);
+	return tw_ring_init(w, HASHED_MIN_BITS, HASHED_MAX_BITS);
 }
 
 static int hashed_insert(struct tw_wheel *w, struct tw_entry *e)
 {
-	struct hashed_wheel *hw = w->priv;
+	struct tw_ring *hw = w->priv;
 
 	tw_slots_enqueue(&hw->slots, e, calc_slot(hw, e->expires));
 	return 0;
@@ -130,7 +92,7 @@ static int hashed_insert(struct tw_wheel *w, struct tw_entry *e)
 
 static void hashed_remove(struct tw_wheel *w, struct tw_entry *e)
 {
-	struct hashed_wheel *hw = w->priv;
+	struct tw_ring *hw = w->priv;
 
 	tw_slots_detach(&hw->slots, e);
 }
@@ -140,7 +102,7 @@ static void hashed_remove(struct tw_wheel *w, struct tw_entry *e)
  * are in a later round (expires > now) and stay; comparing with the absolute
  * expiry is the paper's "decrement the rounds count and test for zero".
  */
-static void collect_slot(struct tw_wheel *w, struct hashed_wheel *hw,
+static void collect_slot(struct tw_wheel *w, struct tw_ring *hw,
 			 u32 idx, u64 now, struct list_head *expired)
 {
 	struct tw_entry *e, *tmp;
@@ -163,7 +125,7 @@ static void collect_slot(struct tw_wheel *w, struct hashed_wheel *hw,
 static void hashed_advance(struct tw_wheel *w, u64 now,
 			   struct list_head *expired)
 {
-	struct hashed_wheel *hw = w->priv;
+	struct tw_ring *hw = w->priv;
 	struct tw_slot_range r[2];
 	int i, nr = tw_slots_passed(hw->mask, w->now, now, r);
 	u32 idx, end;
@@ -184,7 +146,7 @@ static void hashed_advance(struct tw_wheel *w, u64 now,
  */
 static u64 hashed_next(struct tw_wheel *w)
 {
-	struct hashed_wheel *hw = w->priv;
+	struct tw_ring *hw = w->priv;
 	s64 dist = tw_slots_distance(&hw->slots, calc_slot(hw, w->now + 1));
 
 	return dist < 0 ? TW_NEVER : w->now + 1 + dist;
@@ -198,35 +160,21 @@ static bool hashed_placed(struct tw_wheel *w, const struct tw_entry *e,
 
 static int hashed_check(struct tw_wheel *w)
 {
-	struct hashed_wheel *hw = w->priv;
+	struct tw_ring *hw = w->priv;
 
 	return tw_slots_check(&hw->slots, w, hashed_placed);
-}
-
-static u32 hashed_nr_slots(struct tw_wheel *w)
-{
-	struct hashed_wheel *hw = w->priv;
-
-	return hw->slots.nr;
-}
-
-static u64 hashed_slot_len(struct tw_wheel *w, u32 slot)
-{
-	struct hashed_wheel *hw = w->priv;
-
-	return tw_slots_len(&hw->slots, slot);
 }
 
 const struct tw_ops tw_hashed_ops = {
 	.name		= "hashed",
 	.id		= TW_HASHED,
 	.init		= hashed_init,
-	.destroy	= hashed_destroy,
+	.destroy	= tw_ring_destroy,
 	.insert		= hashed_insert,
 	.remove		= hashed_remove,
 	.advance	= hashed_advance,
 	.next		= hashed_next,
 	.check		= hashed_check,
-	.nr_slots	= hashed_nr_slots,
-	.slot_len	= hashed_slot_len,
+	.nr_slots	= tw_slots_nr_slots,
+	.slot_len	= tw_slots_slot_len,
 };

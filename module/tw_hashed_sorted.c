@@ -58,53 +58,14 @@
 #define SORTED_MIN_BITS		1
 #define SORTED_MAX_BITS		24
 
-/**
- * struct sorted_wheel - the state of Scheme 5
- * @slots:	HASHED_SIZE lists, each sorted by expiry, earliest first, and
- *		their busy bitmap
- * @mask:	HASHED_MASK = HASHED_SIZE - 1
- *
- * Locked by the caller of the tw_ops.
- */
-struct sorted_wheel {
-	struct tw_slots slots;
-	u64 mask;
-};
-
-static inline u32 calc_slot(const struct sorted_wheel *sw, u64 expires)
+static inline u32 calc_slot(const struct tw_ring *sw, u64 expires)
 {
 	return expires & sw->mask;
 }
 
 static int sorted_init(struct tw_wheel *w)
 {
-	u32 bits = w->geo.wheel_bits;
-	struct sorted_wheel *sw;
-	int ret;
-
-	/* A slot number must fit in tw_entry->idx. */
-	BUILD_BUG_ON(SORTED_MAX_BITS >= 32);
-	if (bits < SORTED_MIN_BITS || bits > SORTED_MAX_BITS)
-		return -EINVAL;
-	sw = kzalloc(sizeof(*sw), GFP_KERNEL);
-	if (!sw)
-		return -ENOMEM;
-	ret = tw_slots_alloc(&sw->slots, 1U << bits);
-	if (ret) {
-		kfree(sw);
-		return ret;
-	}
-	sw->mask = (1ULL << bits) - 1;
-	w->priv = sw;
-	return 0;
-}
-
-static void sorted_destroy(struct tw_wheel *w)
-{
-	struct sorted_wheel *sw = w->priv;
-
-	tw_slots_free(&sw->slots);
-	kfree(sw);
+	return tw_ring_init(w, SORTED_MIN_BITS, SORTED_MAX_BITS);
 }
 
 /*
@@ -113,7 +74,7 @@ static void sorted_destroy(struct tw_wheel *w)
  */
 static int sorted_insert(struct tw_wheel *w, struct tw_entry *e)
 {
-	struct sorted_wheel *sw = w->priv;
+	struct tw_ring *sw = w->priv;
 	u32 idx = calc_slot(sw, e->expires);
 	struct list_head *head = &sw->slots.head[idx];
 	struct tw_entry *pos;
@@ -133,7 +94,7 @@ static int sorted_insert(struct tw_wheel *w, struct tw_entry *e)
 
 static void sorted_remove(struct tw_wheel *w, struct tw_entry *e)
 {
-	struct sorted_wheel *sw = w->priv;
+	struct tw_ring *sw = w->priv;
 
 	tw_slots_detach(&sw->slots, e);
 }
@@ -142,7 +103,7 @@ static void sorted_remove(struct tw_wheel *w, struct tw_entry *e)
  * Visit slot @idx at tick @now: collect from the head while it is due. The
  * first entry that is not due ends the visit: all behind it are later.
  */
-static void collect_slot(struct tw_wheel *w, struct sorted_wheel *sw,
+static void collect_slot(struct tw_wheel *w, struct tw_ring *sw,
 			 u32 idx, u64 now, struct list_head *expired)
 {
 	struct list_head *head = &sw->slots.head[idx];
@@ -168,7 +129,7 @@ static void collect_slot(struct tw_wheel *w, struct sorted_wheel *sw,
 static void sorted_advance(struct tw_wheel *w, u64 now,
 			   struct list_head *expired)
 {
-	struct sorted_wheel *sw = w->priv;
+	struct tw_ring *sw = w->priv;
 	struct tw_slot_range r[2];
 	int i, nr = tw_slots_passed(sw->mask, w->now, now, r);
 	u32 idx, end;
@@ -188,7 +149,7 @@ static void sorted_advance(struct tw_wheel *w, u64 now,
  */
 static u64 sorted_next(struct tw_wheel *w)
 {
-	struct sorted_wheel *sw = w->priv;
+	struct tw_ring *sw = w->priv;
 	s64 dist = tw_slots_distance(&sw->slots, calc_slot(sw, w->now + 1));
 
 	return dist < 0 ? TW_NEVER : w->now + 1 + dist;
@@ -198,7 +159,7 @@ static u64 sorted_next(struct tw_wheel *w)
 static bool sorted_placed(struct tw_wheel *w, const struct tw_entry *e,
 			  u32 idx)
 {
-	struct sorted_wheel *sw = w->priv;
+	struct tw_ring *sw = w->priv;
 	const struct tw_entry *prev;
 
 	if (calc_slot(sw, e->expires) != idx)
@@ -211,35 +172,21 @@ static bool sorted_placed(struct tw_wheel *w, const struct tw_entry *e,
 
 static int sorted_check(struct tw_wheel *w)
 {
-	struct sorted_wheel *sw = w->priv;
+	struct tw_ring *sw = w->priv;
 
 	return tw_slots_check(&sw->slots, w, sorted_placed);
-}
-
-static u32 sorted_nr_slots(struct tw_wheel *w)
-{
-	struct sorted_wheel *sw = w->priv;
-
-	return sw->slots.nr;
-}
-
-static u64 sorted_slot_len(struct tw_wheel *w, u32 slot)
-{
-	struct sorted_wheel *sw = w->priv;
-
-	return tw_slots_len(&sw->slots, slot);
 }
 
 const struct tw_ops tw_hashed_sorted_ops = {
 	.name		= "hashed_sorted",
 	.id		= TW_HASHED_SORTED,
 	.init		= sorted_init,
-	.destroy	= sorted_destroy,
+	.destroy	= tw_ring_destroy,
 	.insert		= sorted_insert,
 	.remove		= sorted_remove,
 	.advance	= sorted_advance,
 	.next		= sorted_next,
 	.check		= sorted_check,
-	.nr_slots	= sorted_nr_slots,
-	.slot_len	= sorted_slot_len,
+	.nr_slots	= tw_slots_nr_slots,
+	.slot_len	= tw_slots_slot_len,
 };

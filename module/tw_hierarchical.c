@@ -341,20 +341,6 @@ static int hier_check(struct tw_wheel *w)
 	return tw_slots_check(&hw->slots, w, hier_placed);
 }
 
-static u32 hier_nr_slots(struct tw_wheel *w)
-{
-	struct hier_wheel *hw = w->priv;
-
-	return hw->slots.nr;
-}
-
-static u64 hier_slot_len(struct tw_wheel *w, u32 slot)
-{
-	struct hier_wheel *hw = w->priv;
-
-	return tw_slots_len(&hw->slots, slot);
-}
-
 const struct tw_ops tw_hierarchical_ops = {
 	.name		= "hierarchical",
 	.id		= TW_HIERARCHICAL,
@@ -365,6 +351,6 @@ const struct tw_ops tw_hierarchical_ops = {
 	.advance	= hier_advance,
 	.next		= hier_next,
 	.check		= hier_check,
-	.nr_slots	= hier_nr_slots,
-	.slot_len	= hier_slot_len,
+	.nr_slots	= tw_slots_nr_slots,
+	.slot_len	= tw_slots_slot_len,
 };

@@ -56,26 +56,13 @@
 #define SIMPLE_MIN_BITS		1
 #define SIMPLE_MAX_BITS		24
 
-/**
- * struct simple_wheel - the state of Scheme 4
- * @slots:	SIMPLE_SIZE lists, each of one tick's entries, and their busy
- *		bitmap
- * @mask:	SIMPLE_MASK = SIMPLE_SIZE - 1 = MaxInterval - 1
- *
- * Locked by the caller of the tw_ops.
- */
-struct simple_wheel {
-	struct tw_slots slots;
-	u64 mask;
-};
-
-static inline u32 calc_slot(const struct simple_wheel *sw, u64 expires)
+static inline u32 calc_slot(const struct tw_ring *sw, u64 expires)
 {
 	return expires & sw->mask;
 }
 
 /* True iff @expires is within MaxInterval of tick @now (< @expires). */
-static inline bool within_max_interval(const struct simple_wheel *sw,
+static inline bool within_max_interval(const struct tw_ring *sw,
 				       u64 expires, u64 now)
 {
 	return expires - now - 1 <= sw->mask;
@@ -83,38 +70,12 @@ static inline bool within_max_interval(const struct simple_wheel *sw,
 
 static int simple_init(struct tw_wheel *w)
 {
-	u32 bits = w->geo.wheel_bits;
-	struct simple_wheel *sw;
-	int ret;
-
-	/* A slot number must fit in tw_entry->idx. */
-	BUILD_BUG_ON(SIMPLE_MAX_BITS >= 32);
-	if (bits < SIMPLE_MIN_BITS || bits > SIMPLE_MAX_BITS)
-		return -EINVAL;
-	sw = kzalloc(sizeof(*sw), GFP_KERNEL);
-	if (!sw)
-		return -ENOMEM;
-	ret = tw_slots_alloc(&sw->slots, 1U << bits);
-	if (ret) {
-		kfree(sw);
-		return ret;
-	}
-	sw->mask = (1ULL << bits) - 1;
-	w->priv = sw;
-	return 0;
-}
-
-static void simple_destroy(struct tw_wheel *w)
-{
-	struct simple_wheel *sw = w->priv;
-
-	tw_slots_free(&sw->slots);
-	kfree(sw);
+	return tw_ring_init(w, SIMPLE_MIN_BITS, SIMPLE_MAX_BITS);
 }
 
 static int simple_insert(struct tw_wheel *w, struct tw_entry *e)
 {
-	struct simple_wheel *sw = w->priv;
+	struct tw_ring *sw = w->priv;
 
 	if (!within_max_interval(sw, e->expires, w->now))
 		return -ERANGE;
@@ -124,13 +85,13 @@ static int simple_insert(struct tw_wheel *w, struct tw_entry *e)
 
 static void simple_remove(struct tw_wheel *w, struct tw_entry *e)
 {
-	struct simple_wheel *sw = w->priv;
+	struct tw_ring *sw = w->priv;
 
 	tw_slots_detach(&sw->slots, e);
 }
 
 /* Visit slot @idx: its tick has come, so all of it is due. */
-static void collect_slot(struct tw_wheel *w, struct simple_wheel *sw,
+static void collect_slot(struct tw_wheel *w, struct tw_ring *sw,
 			 u32 idx, struct list_head *expired)
 {
 	struct list_head *head = &sw->slots.head[idx];
@@ -153,7 +114,7 @@ static void collect_slot(struct tw_wheel *w, struct simple_wheel *sw,
 static void simple_advance(struct tw_wheel *w, u64 now,
 			   struct list_head *expired)
 {
-	struct simple_wheel *sw = w->priv;
+	struct tw_ring *sw = w->priv;
 	struct tw_slot_range r[2];
 	int i, nr = tw_slots_passed(sw->mask, w->now, now, r);
 	u32 idx, end;
@@ -169,7 +130,7 @@ static void simple_advance(struct tw_wheel *w, u64 now,
 /* Exact: the first busy slot ahead is the earliest tick with work. */
 static u64 simple_next(struct tw_wheel *w)
 {
-	struct simple_wheel *sw = w->priv;
+	struct tw_ring *sw = w->priv;
 	s64 dist = tw_slots_distance(&sw->slots, calc_slot(sw, w->now + 1));
 
 	return dist < 0 ? TW_NEVER : w->now + 1 + dist;
@@ -178,7 +139,7 @@ static u64 simple_next(struct tw_wheel *w)
 static bool simple_placed(struct tw_wheel *w, const struct tw_entry *e,
 			  u32 idx)
 {
-	struct simple_wheel *sw = w->priv;
+	struct tw_ring *sw = w->priv;
 
 	return within_max_interval(sw, e->expires, w->now) &&
 	       calc_slot(sw, e->expires) == idx;
@@ -186,35 +147,21 @@ static bool simple_placed(struct tw_wheel *w, const struct tw_entry *e,
 
 static int simple_check(struct tw_wheel *w)
 {
-	struct simple_wheel *sw = w->priv;
+	struct tw_ring *sw = w->priv;
 
 	return tw_slots_check(&sw->slots, w, simple_placed);
-}
-
-static u32 simple_nr_slots(struct tw_wheel *w)
-{
-	struct simple_wheel *sw = w->priv;
-
-	return sw->slots.nr;
-}
-
-static u64 simple_slot_len(struct tw_wheel *w, u32 slot)
-{
-	struct simple_wheel *sw = w->priv;
-
-	return tw_slots_len(&sw->slots, slot);
 }
 
 const struct tw_ops tw_simple_ops = {
 	.name		= "simple",
 	.id		= TW_SIMPLE,
 	.init		= simple_init,
-	.destroy	= simple_destroy,
+	.destroy	= tw_ring_destroy,
 	.insert		= simple_insert,
 	.remove		= simple_remove,
 	.advance	= simple_advance,
 	.next		= simple_next,
 	.check		= simple_check,
-	.nr_slots	= simple_nr_slots,
-	.slot_len	= simple_slot_len,
+	.nr_slots	= tw_slots_nr_slots,
+	.slot_len	= tw_slots_slot_len,
 };

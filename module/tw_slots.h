@@ -225,4 +225,70 @@ static inline int tw_slots_check(const struct tw_slots *s, struct tw_wheel *w,
 	return 0;
 }
 
+/*
+ * Every wheel keeps its struct tw_slots first in w->priv, so that these
+ * serve them all as tw_ops.nr_slots and tw_ops.slot_len.
+ */
+static inline struct tw_slots *tw_wheel_slots(struct tw_wheel *w)
+{
+	return w->priv;
+}
+
+static inline u32 tw_slots_nr_slots(struct tw_wheel *w)
+{
+	return tw_wheel_slots(w)->nr;
+}
+
+static inline u64 tw_slots_slot_len(struct tw_wheel *w, u32 slot)
+{
+	return tw_slots_len(tw_wheel_slots(w), slot);
+}
+
+/**
+ * struct tw_ring - a one-level wheel of 1 << wheel_bits slots, one tick
+ * each: Schemes 4, 5 and 6
+ * @slots:	the slot lists and their busy bitmap (first: tw_wheel_slots())
+ * @mask:	number of slots - 1
+ *
+ * Locked by the caller of the tw_ops.
+ */
+struct tw_ring {
+	struct tw_slots slots;
+	u64 mask;
+};
+
+/*
+ * Make w->priv a tw_ring of 1 << w->geo.wheel_bits slots, if wheel_bits is
+ * in [@min_bits, @max_bits] (below 32: a slot number fits in tw_entry->idx).
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+static inline int tw_ring_init(struct tw_wheel *w, u32 min_bits, u32 max_bits)
+{
+	u32 bits = w->geo.wheel_bits;
+	struct tw_ring *r;
+	int ret;
+
+	if (bits < min_bits || bits > max_bits || bits >= 32)
+		return -EINVAL;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	ret = tw_slots_alloc(&r->slots, 1U << bits);
+	if (ret) {
+		kfree(r);
+		return ret;
+	}
+	r->mask = (1ULL << bits) - 1;
+	w->priv = r;
+	return 0;
+}
+
+static inline void tw_ring_destroy(struct tw_wheel *w)
+{
+	struct tw_ring *r = w->priv;
+
+	tw_slots_free(&r->slots);
+	kfree(r);
+}
+
 #endif /* CALLOUT_TW_SLOTS_H */
