@@ -68,7 +68,8 @@ struct callout_event {
 	__u32 flags;		/* CALLOUT_EV_* */
 };
 
-#define CALLOUT_IOC_MAGIC	0xC0
+/* 0xC1: free in Documentation/userspace-api/ioctl/ioctl-number.rst */
+#define CALLOUT_IOC_MAGIC	0xC1
 
 #define CALLOUT_IOC_INFO	_IOR(CALLOUT_IOC_MAGIC, 0x00, struct callout_info)
 #define CALLOUT_IOC_SET		_IOWR(CALLOUT_IOC_MAGIC, 0x01, struct callout_set)
