@@ -7,7 +7,9 @@
  * Each run prints one line of key=value pairs (times in ns) that
  * scripts/bench.sh collects. The pair tests keep N of their own pending at
  * random times 500..1000 s ahead and restart one more at 1000..1500 s,
- * REPS times (default 20000), timed as one interval:
+ * REPS times (default 20000) in BATCHES batches: a figure is the mean of the
+ * fastest batch (a batch the vCPU lost its CPU in is slower, never faster),
+ * with the mean of all beside it (key_mean_ns):
  *
  *   floor    CALLOUT_IOC_INFO: the cost of an ioctl on /dev/callout
  *   set      CALLOUT_IOC_SET + CALLOUT_IOC_UNSET (pair_ns); with N >= 100000
@@ -50,6 +52,8 @@
 
 #define NS	1000000000ULL
 #define NR_TIMES 1024
+#define BATCHES	16
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 typedef unsigned long long u64;
 
@@ -119,9 +123,44 @@ static void print_ns(const char *key, u64 total, u64 count)
 	printf(" %s=%.1f", key, count ? (double)total / count : 0.0);
 }
 
+/* A timed loop in BATCHES batches: per repetitions each. */
+struct timing {
+	u64 per, best, total, start;
+};
+
+static void timing_init(struct timing *t)
+{
+	t->per = reps / BATCHES ? reps / BATCHES : 1;
+	t->best = ~0ULL;
+	t->total = 0;
+}
+
+static void batch_begin(struct timing *t)
+{
+	t->start = now_ns();
+}
+
+static void batch_end(struct timing *t)
+{
+	u64 ns = now_ns() - t->start;
+
+	t->best = ns < t->best ? ns : t->best;
+	t->total += ns;
+}
+
+/* "key=" the fastest batch's mean, "mean_key=" the mean of all. */
+static void print_timing(const char *key, const char *mean_key,
+			 const struct timing *t)
+{
+	print_ns(key, t->best, t->per);
+	print_ns(mean_key, t->total, t->per * BATCHES);
+}
+
 static void head(const char *iface)
 {
-	printf("test=%s iface=%s n=%llu reps=%llu", test, iface, n, reps);
+	u64 done = (reps / BATCHES ? reps / BATCHES : 1) * BATCHES;
+
+	printf("test=%s iface=%s n=%llu reps=%llu", test, iface, n, done);
 }
 
 static int open_dev(void)
@@ -162,15 +201,19 @@ static void run_floor(void)
 {
 	struct callout_info info;
 	int fd = open_dev();
-	u64 r, t0;
+	struct timing t;
+	u64 b, i;
 
-	t0 = now_ns();
-	for (r = 0; r < reps; r++)
-		if (ioctl(fd, CALLOUT_IOC_INFO, &info))
-			die("CALLOUT_IOC_INFO");
-	t0 = now_ns() - t0;
+	timing_init(&t);
+	for (b = 0; b < BATCHES; b++) {
+		batch_begin(&t);
+		for (i = 0; i < t.per; i++)
+			if (ioctl(fd, CALLOUT_IOC_INFO, &info))
+				die("CALLOUT_IOC_INFO");
+		batch_end(&t);
+	}
 	head("ioctl_info");
-	print_ns("op_ns", t0, reps);
+	print_timing("op_ns", "op_mean_ns", &t);
 	printf("\n");
 	close(fd);
 }
@@ -180,7 +223,8 @@ static void run_set(int reset)
 {
 	long slab0 = meminfo_kb("Slab"), slab1;
 	int fd = open_dev();
-	u64 i, r, t0, h, setup;
+	u64 i, b, r, t0, h, setup;
+	struct timing t;
 
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
@@ -191,25 +235,31 @@ static void run_set(int reset)
 	if (reset) {
 		struct callout_reset rs = { .handle = set_one(fd, restart_ns[0]) };
 
-		t0 = now_ns();
-		for (r = 0; r < reps; r++) {
-			rs.timeout_ns = restart_ns[r % NR_TIMES];
-			if (ioctl(fd, CALLOUT_IOC_RESET, &rs))
-				die("CALLOUT_IOC_RESET");
+		timing_init(&t);
+		for (b = 0, r = 0; b < BATCHES; b++) {
+			batch_begin(&t);
+			for (i = 0; i < t.per; i++, r++) {
+				rs.timeout_ns = restart_ns[r % NR_TIMES];
+				if (ioctl(fd, CALLOUT_IOC_RESET, &rs))
+					die("CALLOUT_IOC_RESET");
+			}
+			batch_end(&t);
 		}
-		t0 = now_ns() - t0;
 		head("callout_reset");
-		print_ns("rearm_ns", t0, reps);
+		print_timing("rearm_ns", "rearm_mean_ns", &t);
 	} else {
-		t0 = now_ns();
-		for (r = 0; r < reps; r++) {
-			h = set_one(fd, restart_ns[r % NR_TIMES]);
-			if (ioctl(fd, CALLOUT_IOC_UNSET, &h))
-				die("CALLOUT_IOC_UNSET");
+		timing_init(&t);
+		for (b = 0, r = 0; b < BATCHES; b++) {
+			batch_begin(&t);
+			for (i = 0; i < t.per; i++, r++) {
+				h = set_one(fd, restart_ns[r % NR_TIMES]);
+				if (ioctl(fd, CALLOUT_IOC_UNSET, &h))
+					die("CALLOUT_IOC_UNSET");
+			}
+			batch_end(&t);
 		}
-		t0 = now_ns() - t0;
 		head("callout_set");
-		print_ns("pair_ns", t0, reps);
+		print_timing("pair_ns", "pair_mean_ns", &t);
 	}
 	print_ns("setup_ns", setup, n);
 	if (!reset && n >= 100000 && slab0 >= 0 && slab1 >= 0)
@@ -225,7 +275,8 @@ static void run_timeout(void)
 	struct callout_timeout to = { .func = 1 };
 	struct callout_untimeout un = { .func = 1 };
 	int fd = open_dev();
-	u64 i, r, t0, setup;
+	u64 i, b, r, t0, setup;
+	struct timing t;
 
 	if (ioctl(fd, CALLOUT_IOC_INFO, &info))
 		die("CALLOUT_IOC_INFO");
@@ -237,18 +288,22 @@ static void run_timeout(void)
 			die("CALLOUT_IOC_TIMEOUT");
 	}
 	setup = now_ns() - t0;
-	to.arg = un.arg = n + 1;
-	t0 = now_ns();
-	for (r = 0; r < reps; r++) {
-		to.ticks = restart_ns[r % NR_TIMES] / info.tick_ns;
-		if (ioctl(fd, CALLOUT_IOC_TIMEOUT, &to))
-			die("CALLOUT_IOC_TIMEOUT");
-		if (ioctl(fd, CALLOUT_IOC_UNTIMEOUT, &un))
-			die("CALLOUT_IOC_UNTIMEOUT");
+	to.arg = n + 1;
+	un.arg = n + 1;
+	timing_init(&t);
+	for (b = 0, r = 0; b < BATCHES; b++) {
+		batch_begin(&t);
+		for (i = 0; i < t.per; i++, r++) {
+			to.ticks = restart_ns[r % NR_TIMES] / info.tick_ns;
+			if (ioctl(fd, CALLOUT_IOC_TIMEOUT, &to))
+				die("CALLOUT_IOC_TIMEOUT");
+			if (ioctl(fd, CALLOUT_IOC_UNTIMEOUT, &un))
+				die("CALLOUT_IOC_UNTIMEOUT");
+		}
+		batch_end(&t);
 	}
-	t0 = now_ns() - t0;
 	head("callout_timeout");
-	print_ns("pair_ns", t0, reps);
+	print_timing("pair_ns", "pair_mean_ns", &t);
 	print_ns("setup_ns", setup, n);
 	printf("\n");
 	close(fd);
@@ -278,7 +333,8 @@ static void run_timerfd(void)
 {
 	static const struct itimerspec off;
 	struct itimerspec its;
-	u64 i, r, t0, t1, setup;
+	struct timing pair, rearm;
+	u64 i, b, r, t0, setup;
 	int *fds, extra;
 
 	raise_limit(RLIMIT_NOFILE, n + 64);
@@ -296,24 +352,30 @@ static void run_timerfd(void)
 	extra = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
 	if (extra < 0)
 		die("timerfd_create");
-	t0 = now_ns();
-	for (r = 0; r < reps; r++) {
-		its = its_of(restart_ns[r % NR_TIMES]);
-		if (timerfd_settime(extra, 0, &its, NULL) ||
-		    timerfd_settime(extra, 0, &off, NULL))
-			die("timerfd_settime");
+	timing_init(&pair);
+	timing_init(&rearm);
+	for (b = 0, r = 0; b < BATCHES; b++) {
+		batch_begin(&pair);
+		for (i = 0; i < pair.per; i++, r++) {
+			its = its_of(restart_ns[r % NR_TIMES]);
+			if (timerfd_settime(extra, 0, &its, NULL) ||
+			    timerfd_settime(extra, 0, &off, NULL))
+				die("timerfd_settime");
+		}
+		batch_end(&pair);
 	}
-	t0 = now_ns() - t0;
-	t1 = now_ns();
-	for (r = 0; r < reps; r++) {
-		its = its_of(restart_ns[r % NR_TIMES]);
-		if (timerfd_settime(extra, 0, &its, NULL))
-			die("timerfd_settime");
+	for (b = 0, r = 0; b < BATCHES; b++) {
+		batch_begin(&rearm);
+		for (i = 0; i < rearm.per; i++, r++) {
+			its = its_of(restart_ns[r % NR_TIMES]);
+			if (timerfd_settime(extra, 0, &its, NULL))
+				die("timerfd_settime");
+		}
+		batch_end(&rearm);
 	}
-	t1 = now_ns() - t1;
 	head("timerfd");
-	print_ns("pair_ns", t0, reps);
-	print_ns("rearm_ns", t1, reps);
+	print_timing("pair_ns", "pair_mean_ns", &pair);
+	print_timing("rearm_ns", "rearm_mean_ns", &rearm);
 	print_ns("setup_ns", setup, n);
 	printf("\n");
 	close(extra);
@@ -327,7 +389,8 @@ static void run_posix(void)
 	static const struct itimerspec off;
 	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
 	struct itimerspec its;
-	u64 i, r, t0, t1, setup;
+	struct timing pair, rearm;
+	u64 i, b, r, t0, setup;
 	timer_t *ts, extra;
 
 	raise_limit(RLIMIT_SIGPENDING, n + 64);
@@ -343,24 +406,30 @@ static void run_posix(void)
 	setup = now_ns() - t0;
 	if (timer_create(CLOCK_MONOTONIC, &sev, &extra))
 		die("timer_create");
-	t0 = now_ns();
-	for (r = 0; r < reps; r++) {
-		its = its_of(restart_ns[r % NR_TIMES]);
-		if (timer_settime(extra, 0, &its, NULL) ||
-		    timer_settime(extra, 0, &off, NULL))
-			die("timer_settime");
+	timing_init(&pair);
+	timing_init(&rearm);
+	for (b = 0, r = 0; b < BATCHES; b++) {
+		batch_begin(&pair);
+		for (i = 0; i < pair.per; i++, r++) {
+			its = its_of(restart_ns[r % NR_TIMES]);
+			if (timer_settime(extra, 0, &its, NULL) ||
+			    timer_settime(extra, 0, &off, NULL))
+				die("timer_settime");
+		}
+		batch_end(&pair);
 	}
-	t0 = now_ns() - t0;
-	t1 = now_ns();
-	for (r = 0; r < reps; r++) {
-		its = its_of(restart_ns[r % NR_TIMES]);
-		if (timer_settime(extra, 0, &its, NULL))
-			die("timer_settime");
+	for (b = 0, r = 0; b < BATCHES; b++) {
+		batch_begin(&rearm);
+		for (i = 0; i < rearm.per; i++, r++) {
+			its = its_of(restart_ns[r % NR_TIMES]);
+			if (timer_settime(extra, 0, &its, NULL))
+				die("timer_settime");
+		}
+		batch_end(&rearm);
 	}
-	t1 = now_ns() - t1;
 	head("posix_timer");
-	print_ns("pair_ns", t0, reps);
-	print_ns("rearm_ns", t1, reps);
+	print_timing("pair_ns", "pair_mean_ns", &pair);
+	print_timing("rearm_ns", "rearm_mean_ns", &rearm);
 	print_ns("setup_ns", setup, n);
 	printf("\n");
 	timer_delete(extra);
@@ -478,7 +547,7 @@ static void run_late(void)
 }
 
 /* Total ticks_run from debugfs, or -1. */
-static long long ticks_run(void)
+static long long read_ticks_run(void)
 {
 	FILE *f = fopen("/sys/kernel/debug/callout/stats", "r");
 	long long v = -1;
@@ -556,11 +625,11 @@ static long long trace_count(int ok, u64 secs)
 
 static void idle_phase(const char *who, int tracing)
 {
-	long long t0 = ticks_run(), hr, t1;
+	long long t0 = read_ticks_run(), hr, t1;
 	u64 start = now_ns(), el;
 
 	hr = trace_count(tracing, seconds);
-	t1 = ticks_run();
+	t1 = read_ticks_run();
 	el = now_ns() - start;
 	printf(" %s_ticks_per_s=%.2f %s_hrtimer_per_s=%.2f", who,
 	       t0 < 0 || t1 < 0 ? -1.0 : (double)(t1 - t0) * NS / el, who,
@@ -597,7 +666,7 @@ static void usage(int status)
 	fprintf(status ? stderr : stdout,
 		"Usage: callout-bench floor|set|reset|timeout|timerfd|posix|late|idle\n"
 		"       [-n N] [-r REPS] [-s SECONDS] [-m MIN_MS] [-M MAX_MS]\n"
-		"One line of key=value results; see the top of tools/callout-bench.c.\n");
+		"One line of key=value results; the top of the source says what each is.\n");
 	exit(status);
 }
 
@@ -620,13 +689,26 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((opt = getopt(argc, argv, "n:r:s:m:M:h")) != -1) {
 		switch (opt) {
-		case 'n': n = strtoull(optarg, NULL, 0); break;
-		case 'r': reps = strtoull(optarg, NULL, 0); break;
-		case 's': seconds = strtoull(optarg, NULL, 0); break;
-		case 'm': min_ms = strtoull(optarg, NULL, 0); break;
-		case 'M': max_ms = strtoull(optarg, NULL, 0); break;
-		case 'h': usage(0); break;
-		default: usage(2);
+		case 'n':
+			n = strtoull(optarg, NULL, 0);
+			break;
+		case 'r':
+			reps = strtoull(optarg, NULL, 0);
+			break;
+		case 's':
+			seconds = strtoull(optarg, NULL, 0);
+			break;
+		case 'm':
+			min_ms = strtoull(optarg, NULL, 0);
+			break;
+		case 'M':
+			max_ms = strtoull(optarg, NULL, 0);
+			break;
+		case 'h':
+			usage(0);
+			break;
+		default:
+			usage(2);
 		}
 	}
 	if (!reps || max_ms < min_ms || (!n && !strcmp(test, "late")))
@@ -637,7 +719,7 @@ int main(int argc, char **argv)
 		run_set(!strcmp(test, "reset"));
 		return 0;
 	}
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(tests); i++) {
 		if (!strcmp(test, tests[i].name)) {
 			tests[i].run();
 			return 0;

@@ -4,6 +4,7 @@
 # tools/callout-bench), so that make bench cannot rot between runs. It
 # checks the structure of what they print and that the counts agree, never
 # the speed: timing claims live in make bench, not in pass/fail tests.
+# Counts are multiples of 16: the benchmarks time whole batches of 16.
 B=/sys/kernel/debug/callout/bench
 dir=$(dirname "$0")
 n=0 fail=0
@@ -43,8 +44,8 @@ fi
 scheme=$(grep '^scheme: ' /sys/kernel/debug/callout/stats | cut -d' ' -f2)
 
 for s in hashed bsd lawn; do
-	l=$(kb wheel scheme=$s n=100 reps=50 ticks=20)
-	has "$l" test=wheel scheme=$s n=100 pending=100 ticks=20 pair_ns=~ tick_ns=~ \
+	l=$(kb wheel scheme=$s n=100 reps=64 ticks=32)
+	has "$l" test=wheel scheme=$s n=100 pending=100 ticks=32 pair_ns=~ tick_ns=~ \
 		examined_per_tick=~
 	ok "wheel scheme=$s: $l" $?
 done
@@ -52,8 +53,8 @@ l=$(kb burst scheme=hierarchical n=200)
 has "$l" test=burst scheme=hierarchical n=200 expired=200 expire_ns=~
 ok "burst: $l" $?
 for t in timer_list hrtimer; do
-	l=$(kb $t n=50 reps=50)
-	has "$l" test=$t scheme=linux n=50 reps=50 pair_ns=~ setup_ns=~
+	l=$(kb $t n=50 reps=64)
+	has "$l" test=$t scheme=linux n=50 reps=64 pair_ns=~ setup_ns=~
 	ok "$t: $l" $?
 done
 case $scheme in
@@ -64,8 +65,8 @@ simple|lawn)
 	ok "handle refused on $scheme" $r ;;
 *)
 	for t in handle hash; do
-		l=$(kb $t n=50 reps=50)
-		has "$l" test=$t scheme="$scheme" n=50 reps=50 pair_ns=~
+		l=$(kb $t n=50 reps=64)
+		has "$l" test=$t scheme="$scheme" n=50 reps=64 pair_ns=~
 		ok "$t: $l" $?
 	done
 	pending=$(grep '^pending: ' /sys/kernel/debug/callout/stats | cut -d' ' -f2)
@@ -75,10 +76,10 @@ esac
 if echo "wheel scheme=nosuch" 2>/dev/null >$B; then r=1; else r=0; fi
 ok "an unknown scheme is refused" $r
 
-l=$("$dir"/callout-bench set -n 20 -r 50)
-has "$l" test=set iface=callout_set n=20 reps=50 pair_ns=~ setup_ns=~
+l=$("$dir"/callout-bench set -n 20 -r 64)
+has "$l" test=set iface=callout_set n=20 reps=64 pair_ns=~ setup_ns=~
 ok "callout-bench set: $l" $?
-l=$("$dir"/callout-bench timerfd -n 20 -r 50)
+l=$("$dir"/callout-bench timerfd -n 20 -r 64)
 has "$l" test=timerfd iface=timerfd n=20 pair_ns=~ rearm_ns=~
 ok "callout-bench timerfd: $l" $?
 l=$("$dir"/callout-bench late -n 20 -m 1 -M 20)
