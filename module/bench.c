@@ -30,6 +30,9 @@
  *   fburst           n callouts of the facility due at one tick: from the
  *                    first callback to the last, expire_ns per callout
  *   sizes            the bytes of the structures a pending timer costs
+ *   clock            what reading the time costs: ktime_get_ns() (what
+ *                    callout_set() and hrtimer_start() pay once) against
+ *                    jiffies (what mod_timer() reads): read_ns, jiffies_ns
  *
  * Every pair test keeps n of its own pending, all at random times in the same
  * range, and restarts one more at a random time beyond them, as the paper
@@ -784,6 +787,33 @@ static int bench_sizes(struct bench_args *a)
 	return 0;
 }
 
+/*
+ * clock: the cost of one CLOCK_MONOTONIC read on this machine's clocksource
+ * (an emulated HPET under QEMU TCG costs microseconds; a TSC tens of ns),
+ * the one cost callout_set() has that mod_timer() has not.
+ */
+static int bench_clock(struct bench_args *a)
+{
+	struct bench_timing clock, jif;
+	u64 b, i, reps = bench_timing_init(&clock, a->reps);
+
+	bench_timing_init(&jif, a->reps);
+	for (b = 0; b < BENCH_BATCHES; b++) {
+		bench_batch_begin(&clock);
+		for (i = 0; i < clock.per; i++)
+			ktime_get_ns();
+		bench_batch_end(&clock);
+		bench_batch_begin(&jif);
+		for (i = 0; i < jif.per; i++)
+			READ_ONCE(jiffies);
+		bench_batch_end(&jif);
+	}
+	bench_out(a, "test=clock scheme=linux n=0 reps=%llu", reps);
+	bench_out_timing(a, "read_ns", "read_mean_ns", &clock);
+	bench_out_timing(a, "jiffies_ns", "jiffies_mean_ns", &jif);
+	return 0;
+}
+
 static const struct bench_test {
 	const char *name;
 	int (*run)(struct bench_args *a);
@@ -798,6 +828,7 @@ static const struct bench_test {
 	{ "hrtimer", bench_hrtimer, false, false },
 	{ "fburst", bench_fburst, false, true },
 	{ "sizes", bench_sizes, false, false },
+	{ "clock", bench_clock, false, false },
 };
 
 static int bench_parse(char *cmd, struct bench_args *a,
