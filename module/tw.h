@@ -77,6 +77,8 @@ enum tw_scheme_id {
  * @list:	slot, list or queue linkage; also the link on the expired list
  * @rb:		linkage of the tree scheme
  * @expires:	absolute tick at which the entry is due
+ * @__dlist:	never used: the space of @list, so that @delta lies beside
+ *		@list within the rb_node's space
  * @delta:	scheme-private (the bsd scheme's differential time); shares the
  *		rb_node's space, so an entry stays 40 bytes
  * @idx:	scheme-private (slot or queue index, for O(1) bitmap upkeep)
@@ -88,7 +90,7 @@ struct tw_entry {
 		struct list_head list;
 		struct rb_node rb;
 		struct {
-			struct list_head __dlist;	/* aliases @list */
+			struct list_head __dlist;
 			u64 delta;
 		};
 	};

@@ -135,7 +135,7 @@ TEST_F(dev, info)
 	EXPECT_EQ(param("max_per_file"), (long long)self->info.max_per_file);
 	EXPECT_EQ(sysconf(_SC_NPROCESSORS_CONF), self->info.nr_cpus);
 	EXPECT_LE(self->info.tick_ns, self->info.max_timeout_ns);
-	ASSERT_GT(sizeof(names) / sizeof(names[0]), self->info.scheme);
+	ASSERT_GT(ARRAY_SIZE(names), self->info.scheme);
 	f = fopen(path, "re");
 	ASSERT_NE(NULL, f);
 	ASSERT_EQ(1, fscanf(f, "%63s", want));
@@ -347,7 +347,7 @@ TEST_F(dev, read_errors)
 {
 	struct callout_event ev;
 	char small[sizeof(ev) - 1];
-	void *volatile nowhere = NULL;
+	void *nowhere;
 	int fl;
 
 	if (_metadata->skip)
@@ -359,11 +359,18 @@ TEST_F(dev, read_errors)
 	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
 	EXPECT_EQ(EAGAIN, errno);
 
-	/* A bad buffer loses nothing: the event is still there after. */
+	/*
+	 * A bad buffer loses nothing: the event is still there after. The
+	 * buffer is a page that cannot be written.
+	 */
+	nowhere = mmap(NULL, getpagesize(), PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, nowhere);
 	ASSERT_EQ(0, set_callout(self->fd, 10 * MS, 0, 42, NULL));
 	usleep(100000);
 	EXPECT_EQ(-1, read(self->fd, nowhere, sizeof(ev)));
 	EXPECT_EQ(EFAULT, errno);
+	munmap(nowhere, getpagesize());
 	ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
 	EXPECT_EQ(42, ev.cookie);
 	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
