@@ -108,13 +108,11 @@ bench-core:
 	$(ensure_deps)
 	$(MAKE) --no-print-directory -C tools/core bench-core
 
-# Static checks of the sources: checkpatch --strict, shellcheck.
+# Static checks, one TAP line each, failing on any finding: checkpatch
+# --strict, W=1, sparse, kernel-doc, shellcheck (scripts/lint.sh says how).
 lint:
 	$(ensure_deps)
-	$(CALLOUT_CACHE)/linux-source-6.1/scripts/checkpatch.pl --no-tree --strict -q \
-		-f $(sort $(wildcard module/*.[ch] include/*/*.h include/*/*/*.h \
-			selftests/*/*.[ch]))
-	shellcheck scripts/*.sh .ci/run
+	@KVER=$(KVER) KDIR=$(KDIR) scripts/lint.sh
 
 clean:
 	@if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi

@@ -115,10 +115,11 @@ vm_fn() {
 	bash -c 'source "$1" && shift && "$@"' vm_fn "$top/scripts/vm.sh" "$@"
 }
 
-# The check scripts' own suite: shellcheck, and vm.sh's splat scanner and
-# taint decoder on canned kernel log lines.
+# The check scripts' own suite: vm.sh's splat scanner and taint decoder on
+# canned kernel log lines, and check.sh's TAP counting (shellcheck is in
+# make lint).
 self_suite() {
-	local n=0 f sh=(scripts/*.sh .ci/run) canned
+	local n=0 f canned
 	local bad=(
 		'[    2.733510] WARNING: CPU: 0 PID: 100 at x.c:5 f+0x5/0x10 [m]'
 		'[   12.000001] BUG: scheduling while atomic: insmod/100/0x00000002'
@@ -139,19 +140,6 @@ self_suite() {
 		'# ok 1 dev.BUG_on_purpose'
 	)
 	echo "TAP version 13"
-	if command -v shellcheck >/dev/null; then
-		for f in "${sh[@]}"; do
-			n=$((n + 1))
-			if shellcheck "$f"; then
-				echo "ok $n shellcheck $f"
-			else
-				echo "not ok $n shellcheck $f"
-			fi
-		done
-	else
-		n=$((n + 1))
-		echo "ok $n shellcheck # SKIP shellcheck is not installed"
-	fi
 	canned=$logs/canned.log
 	for f in "${bad[@]}"; do
 		n=$((n + 1))
@@ -242,6 +230,12 @@ vm_selftest() {
 main() {
 	local start=$SECONDS rc p i=0 name built=1
 	mkdir -p "$logs"
+
+	# Static checks first: one result per check (scripts/lint.sh).
+	rc=0
+	step lint make --no-print-directory ${KVER:+KVER="$KVER"} lint || rc=$?
+	account "make lint" "$logs/lint.log" \
+		"$([ "$rc" -eq 0 ] || echo "make lint exited $rc")"
 
 	# Without a build there is nothing to boot; the rest still runs.
 	if ! step build build; then
