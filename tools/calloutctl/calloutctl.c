@@ -1,0 +1,677 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * calloutctl - look at and try out the callout facility from a shell
+ *
+ *	calloutctl info                 the facility's geometry (ioctl INFO)
+ *	calloutctl stats [-f FILE]      debugfs stats, one column per CPU
+ *	calloutctl watch [opts] SPEC... arm callouts and stream their events
+ *	calloutctl set [opts] TIME      arm one callout, print its events
+ *	calloutctl unset [opts] TIME    arm one, cancel it, show nothing fires
+ *
+ * A callout belongs to the /dev/callout file that set it and dies with it,
+ * so every command that arms callouts stays to watch them. Exit status: 0
+ * success, 1 failure, 2 bad usage. Documentation/calloutctl.rst is the man
+ * page.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "libcallout.h"
+
+#define EXIT_USAGE	2
+#define STATS_FILE	"/sys/kernel/debug/callout/stats"
+#define MAX_CPUS	1024
+#define MAX_ROWS	128
+#define MAX_SPECS	64
+
+static const char *const scheme_names[] = {
+	[CALLOUT_SCHEME_LIST] = "list",
+	[CALLOUT_SCHEME_ORDERED] = "ordered",
+	[CALLOUT_SCHEME_TREE] = "tree",
+	[CALLOUT_SCHEME_SIMPLE] = "simple",
+	[CALLOUT_SCHEME_HASHED_SORTED] = "hashed_sorted",
+	[CALLOUT_SCHEME_HASHED] = "hashed",
+	[CALLOUT_SCHEME_HIERARCHICAL] = "hierarchical",
+	[CALLOUT_SCHEME_BSD] = "bsd",
+	[CALLOUT_SCHEME_LAWN] = "lawn",
+};
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+	const char *usage;
+};
+
+static const struct command *cmd;
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "calloutctl %s: ", cmd ? cmd->name : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'calloutctl %s%s--help'.\n",
+		cmd ? cmd->name : "", cmd ? " " : "");
+	return EXIT_USAGE;
+}
+
+static int fail_errno(const char *what, int err)
+{
+	fprintf(stderr, "calloutctl: %s: %s\n", what, strerror(err));
+	return EXIT_FAILURE;
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * A duration with its unit: 250ns, 100us, 20ms, 2s. A bare number is
+ * refused: the ABI counts nanoseconds, people think in milliseconds.
+ */
+static bool parse_duration(const char *s, __u64 *ns)
+{
+	static const struct { const char *unit; __u64 ns; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000 },
+	};
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (!strcmp(end, units[i].unit)) {
+			if (v > UINT64_MAX / units[i].ns)
+				return false;
+			*ns = v * units[i].ns;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool parse_count(const char *s, unsigned long *n)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*n = strtoul(s, &end, 10);
+	return !errno && !*end;
+}
+
+static const char *scheme_name(__u32 scheme)
+{
+	if (scheme < ARRAY_SIZE(scheme_names) && scheme_names[scheme])
+		return scheme_names[scheme];
+	return "unknown";
+}
+
+/* Handle -h/--help for commands without options; 0, or an exit status. */
+static int no_options(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(cmd->usage, stdout);
+			return -1;
+		}
+		return usage_error("unknown option");
+	}
+	return 0;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	struct callout_info info;
+	int ret = no_options(argc, argv);
+
+	if (ret)
+		return ret < 0 ? EXIT_SUCCESS : ret;
+	if (optind != argc)
+		return usage_error("takes no arguments");
+	ret = callout_getinfo(&info);
+	if (ret)
+		return fail_errno("/dev/callout", -ret);
+	printf("scheme: %s\n", scheme_name(info.scheme));
+	printf("scheme_id: %u\n", info.scheme);
+	printf("tick_ns: %llu\n", (unsigned long long)info.tick_ns);
+	printf("max_timeout_ns: %llu\n",
+	       (unsigned long long)info.max_timeout_ns);
+	printf("max_per_file: %llu\n", (unsigned long long)info.max_per_file);
+	printf("nr_cpus: %u\n", info.nr_cpus);
+	return EXIT_SUCCESS;
+}
+
+/* One counter of the stats file: the total and a value per CPU. */
+struct stat_row {
+	char name[64];
+	char total[24];
+	char cpu[MAX_CPUS][24];
+	bool has_total;
+};
+
+static struct stat_row rows[MAX_ROWS];
+
+static struct stat_row *row_of(const char *name, unsigned int *nrows)
+{
+	unsigned int i;
+
+	for (i = 0; i < *nrows; i++)
+		if (!strcmp(rows[i].name, name))
+			return &rows[i];
+	if (*nrows == MAX_ROWS)
+		return NULL;
+	snprintf(rows[*nrows].name, sizeof(rows[0].name), "%s", name);
+	return &rows[(*nrows)++];
+}
+
+/*
+ * The stats file is "key: value" lines: the facility's own keys, the totals
+ * of the counters, then each counter again as cpuN_<counter>. The counters
+ * are printed as a table, one column per CPU; the other keys as they are.
+ */
+static int cmd_stats(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "file", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *path = STATS_FILE;
+	char line[256], key[128], value[24];
+	unsigned int nrows = 0, ncpus = 0, cpu, i;
+	struct stat_row *r;
+	FILE *f;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			path = optarg;
+			break;
+		case 'h':
+			fputs(cmd->usage, stdout);
+			return EXIT_SUCCESS;
+		default:
+			return usage_error("unknown option");
+		}
+	}
+	if (optind != argc)
+		return usage_error("takes no arguments");
+	f = fopen(path, "re");
+	if (!f)
+		return fail_errno(path, errno);
+	memset(rows, 0, sizeof(rows));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127[^:]: %23s", key, value) != 2)
+			continue;
+		if (sscanf(key, "cpu%u_%n", &cpu, &c) == 1 && c > 0 &&
+		    strchr(key, '_') == key + c - 1) {
+			if (cpu >= MAX_CPUS)
+				continue;
+			r = row_of(key + c, &nrows);
+			if (!r)
+				continue;
+			snprintf(r->cpu[cpu], sizeof(r->cpu[0]), "%s", value);
+			if (cpu + 1 > ncpus)
+				ncpus = cpu + 1;
+			continue;
+		}
+		r = row_of(key, &nrows);
+		if (r) {
+			snprintf(r->total, sizeof(r->total), "%s", value);
+			r->has_total = true;
+		}
+	}
+	fclose(f);
+	if (!nrows) {
+		fprintf(stderr, "calloutctl: %s: no stats in it\n", path);
+		return EXIT_FAILURE;
+	}
+	/* The keys without a per-CPU value describe the facility. */
+	for (i = 0; i < nrows; i++) {
+		r = &rows[i];
+		for (cpu = 0; cpu < ncpus && !r->cpu[cpu][0]; cpu++)
+			;
+		if (cpu == ncpus)
+			printf("%s: %s\n", r->name, r->total);
+	}
+	printf("\n%-34s %14s", "counter", "total");
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		char head[16];
+
+		snprintf(head, sizeof(head), "cpu%u", cpu);
+		printf(" %14s", head);
+	}
+	putchar('\n');
+	for (i = 0; i < nrows; i++) {
+		r = &rows[i];
+		for (cpu = 0; cpu < ncpus && !r->cpu[cpu][0]; cpu++)
+			;
+		if (cpu == ncpus)
+			continue;
+		printf("%-34s %14s", r->name, r->has_total ? r->total : "-");
+		for (cpu = 0; cpu < ncpus; cpu++)
+			printf(" %14s", r->cpu[cpu][0] ? r->cpu[cpu] : "-");
+		putchar('\n');
+	}
+	return EXIT_SUCCESS;
+}
+
+/* What watch, set and unset arm, and what they have seen. */
+struct watch {
+	__u64 start_ns;
+	unsigned long events;	/* events printed */
+	unsigned long oneshots;	/* one-shots (and timeouts) not yet fired */
+	bool quiet;
+};
+
+static void print_event(struct watch *w, const char *kind, __u64 cookie,
+			__u64 handle, __u64 expires, __u64 fired,
+			__u32 overrun)
+{
+	w->events++;
+	if (w->quiet)
+		return;
+	printf("%s cookie=%llu handle=%llu t_ms=%.3f late_us=%.1f overrun=%u\n",
+	       kind, (unsigned long long)cookie, (unsigned long long)handle,
+	       (fired - w->start_ns) / 1e6,
+	       fired >= expires ? (fired - expires) / 1e3 :
+				  -((expires - fired) / 1e3),
+	       overrun);
+	fflush(stdout);
+}
+
+static void on_event(const struct callout_event *ev, void *data)
+{
+	struct watch *w = data;
+
+	if (!(ev->flags & CALLOUT_EV_PERIODIC))
+		w->oneshots--;
+	print_event(w, ev->flags & CALLOUT_EV_PERIODIC ? "periodic" : "oneshot",
+		    ev->cookie, ev->handle, ev->expires_ns, ev->fired_ns,
+		    ev->overrun);
+}
+
+/* A timeout()'s func: the library calls it with its arg. */
+struct timeout_arg {
+	struct watch *w;
+	__u64 cookie;
+	__u64 due_ns;
+};
+
+static void on_timeout(void *arg)
+{
+	struct timeout_arg *t = arg;
+	__u64 now = now_ns();
+
+	t->w->oneshots--;
+	print_event(t->w, "timeout", t->cookie, 0, t->due_ns, now, 0);
+}
+
+/*
+ * Dispatch events until @count have been printed (0: no limit), @until_ns
+ * has passed (0: never), or nothing is left to fire. 0 or an exit status.
+ */
+static int watch_loop(struct watch *w, unsigned long count, bool periodic,
+		      __u64 until_ns)
+{
+	int ret, wait_ms;
+	__u64 now;
+
+	for (;;) {
+		/* What is queued already counts, even past @until_ns. */
+		ret = callout_dispatch(on_event, w);
+		if (ret < 0)
+			return fail_errno("read", -ret);
+		if (count && w->events >= count)
+			return EXIT_SUCCESS;
+		if (!periodic && !w->oneshots)
+			return EXIT_SUCCESS;
+		wait_ms = -1;
+		if (until_ns) {
+			now = now_ns();
+			if (now >= until_ns)
+				return EXIT_SUCCESS;
+			wait_ms = (until_ns - now + 999999) / 1000000;
+		}
+		ret = callout_wait(wait_ms);
+		if (ret < 0 && ret != -EINTR)
+			return fail_errno("poll", -ret);
+	}
+}
+
+static int cmd_watch(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "count", required_argument, NULL, 'c' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	static struct timeout_arg targs[MAX_SPECS];
+	struct watch w = { 0 };
+	unsigned long count = 0;
+	__u64 duration = 0, timeout_ns, period_ns, handle;
+	struct callout_info info;
+	bool periodic = false;
+	int c, i, ret;
+
+	while ((c = getopt_long(argc, argv, "+c:d:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (!parse_count(optarg, &count))
+				return usage_error("bad count '%s'", optarg);
+			break;
+		case 'd':
+			if (!parse_duration(optarg, &duration))
+				return usage_error("bad duration '%s'", optarg);
+			break;
+		case 'q':
+			w.quiet = true;
+			break;
+		case 'h':
+			fputs(cmd->usage, stdout);
+			return EXIT_SUCCESS;
+		default:
+			return usage_error("unknown option");
+		}
+	}
+	if (optind == argc)
+		return usage_error("which callouts? give at least one SPEC");
+	if (argc - optind > MAX_SPECS)
+		return usage_error("at most %d SPECs", MAX_SPECS);
+	ret = callout_getinfo(&info);
+	if (ret)
+		return fail_errno("/dev/callout", -ret);
+	w.start_ns = now_ns();
+	for (i = optind; i < argc; i++) {
+		char spec[64], *p;
+		bool old_style = false;
+
+		snprintf(spec, sizeof(spec), "%s", argv[i]);
+		if (!strncmp(spec, "timeout:", 8)) {
+			old_style = true;
+			memmove(spec, spec + 8, strlen(spec + 8) + 1);
+		}
+		period_ns = 0;
+		p = strchr(spec, '/');
+		if (p) {
+			*p++ = '\0';
+			if (old_style || !parse_duration(p, &period_ns))
+				return usage_error("bad SPEC '%s'", argv[i]);
+		}
+		if (!parse_duration(spec, &timeout_ns))
+			return usage_error("bad SPEC '%s'", argv[i]);
+		if (old_style) {
+			struct timeout_arg *t = &targs[i - optind];
+			__u64 ticks = (timeout_ns + info.tick_ns - 1) /
+					 info.tick_ns;
+
+			t->w = &w;
+			t->cookie = i - optind;
+			t->due_ns = now_ns() + ticks * info.tick_ns;
+			ret = timeout(on_timeout, t, ticks ? ticks : 1);
+			handle = 0;
+		} else {
+			ret = setcallout(timeout_ns, period_ns, i - optind,
+					 &handle);
+		}
+		if (ret)
+			return fail_errno(argv[i], -ret);
+		if (!w.quiet)
+			printf("armed cookie=%d handle=%llu %s\n", i - optind,
+			       (unsigned long long)handle, argv[i]);
+		if (period_ns)
+			periodic = true;
+		else
+			w.oneshots++;
+	}
+	if (periodic && !count && !duration)
+		return usage_error("a periodic SPEC needs --count or --duration");
+	fflush(stdout);
+	return watch_loop(&w, count, periodic,
+			  duration ? w.start_ns + duration : 0);
+}
+
+static int cmd_set(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "period", required_argument, NULL, 'p' },
+		{ "cookie", required_argument, NULL, 'k' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "reset", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	__u64 timeout_ns, period_ns = 0, reset_ns = 0, handle;
+	unsigned long cookie = 0, count = 0;
+	struct watch w = { 0 };
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "+p:k:c:r:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (!parse_duration(optarg, &period_ns))
+				return usage_error("bad period '%s'", optarg);
+			break;
+		case 'k':
+			if (!parse_count(optarg, &cookie))
+				return usage_error("bad cookie '%s'", optarg);
+			break;
+		case 'c':
+			if (!parse_count(optarg, &count) || !count)
+				return usage_error("bad count '%s'", optarg);
+			break;
+		case 'r':
+			if (!parse_duration(optarg, &reset_ns))
+				return usage_error("bad reset time '%s'", optarg);
+			break;
+		case 'h':
+			fputs(cmd->usage, stdout);
+			return EXIT_SUCCESS;
+		default:
+			return usage_error("unknown option");
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error("give one TIME");
+	if (!parse_duration(argv[optind], &timeout_ns))
+		return usage_error("bad TIME '%s'", argv[optind]);
+	if (!count)
+		count = period_ns ? 5 : 1;
+	else if (!period_ns && count > 1)
+		return usage_error("a one-shot fires once: --count needs --period");
+	w.start_ns = now_ns();
+	ret = setcallout(timeout_ns, period_ns, cookie, &handle);
+	if (ret)
+		return fail_errno("setcallout", -ret);
+	printf("set handle=%llu timeout_ns=%llu period_ns=%llu\n",
+	       (unsigned long long)handle, (unsigned long long)timeout_ns,
+	       (unsigned long long)period_ns);
+	if (reset_ns) {
+		ret = resetcallout(handle, reset_ns, period_ns);
+		if (ret)
+			return fail_errno("resetcallout", -ret);
+		printf("reset handle=%llu timeout_ns=%llu\n",
+		       (unsigned long long)handle, (unsigned long long)reset_ns);
+	}
+	fflush(stdout);
+	w.oneshots = !period_ns;
+	ret = watch_loop(&w, count, period_ns, 0);
+	if (ret || !period_ns)
+		return ret;
+	ret = unsetcallout(handle);
+	if (ret)
+		return fail_errno("unsetcallout", -ret);
+	printf("unset handle=%llu\n", (unsigned long long)handle);
+	return EXIT_SUCCESS;
+}
+
+static int cmd_unset(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "after", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	__u64 timeout_ns, after_ns = 0, handle;
+	struct watch w = { 0 };
+	bool cancelled;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "+a:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			if (!parse_duration(optarg, &after_ns))
+				return usage_error("bad time '%s'", optarg);
+			break;
+		case 'h':
+			fputs(cmd->usage, stdout);
+			return EXIT_SUCCESS;
+		default:
+			return usage_error("unknown option");
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error("give one TIME");
+	if (!parse_duration(argv[optind], &timeout_ns))
+		return usage_error("bad TIME '%s'", argv[optind]);
+	w.start_ns = now_ns();
+	ret = setcallout(timeout_ns, 0, 0, &handle);
+	if (ret)
+		return fail_errno("setcallout", -ret);
+	printf("set handle=%llu timeout_ns=%llu\n", (unsigned long long)handle,
+	       (unsigned long long)timeout_ns);
+	if (after_ns) {
+		struct timespec ts = {
+			.tv_sec = after_ns / 1000000000,
+			.tv_nsec = after_ns % 1000000000,
+		};
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
+	ret = unsetcallout(handle);
+	if (ret && ret != -ENOENT)
+		return fail_errno("unsetcallout", -ret);
+	cancelled = !ret;
+	printf("unset handle=%llu: %s\n", (unsigned long long)handle,
+	       cancelled ? "cancelled" : "not pending (it fired)");
+	fflush(stdout);
+	/* Wait past its time: a cancelled callout must stay silent. */
+	w.oneshots = 1;
+	ret = watch_loop(&w, 1, false, w.start_ns + timeout_ns +
+			 timeout_ns / 2 + after_ns + 100000000ull);
+	if (ret)
+		return ret;
+	printf("events=%lu\n", w.events);
+	return w.events == !cancelled ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+static const struct command commands[] = {
+	{ "info", cmd_info, "the facility's geometry (ioctl INFO)",
+	  "Usage: calloutctl info\n"
+	  "Print the facility's geometry from /dev/callout (CALLOUT_IOC_INFO):\n"
+	  "scheme, scheme_id, tick_ns, max_timeout_ns, max_per_file, nr_cpus.\n" },
+	{ "stats", cmd_stats, "debugfs statistics, one column per CPU",
+	  "Usage: calloutctl stats [-f FILE]\n"
+	  "Print " STATS_FILE ": the facility's keys, then\n"
+	  "each counter as a row with its total and one column per CPU.\n"
+	  "  -f, --file FILE   read FILE instead\n" },
+	{ "watch", cmd_watch, "arm callouts and stream their events",
+	  "Usage: calloutctl watch [-c N] [-d DURATION] [-q] SPEC...\n"
+	  "Arm one callout per SPEC and print each event as it arrives, until\n"
+	  "every one-shot has fired, N events, or DURATION.\n"
+	  "SPEC is TIME (a one-shot), TIME/PERIOD (periodic), or timeout:TIME\n"
+	  "(an old-style timeout(func, arg), run through libcallout).\n"
+	  "Times have a unit: ns, us, ms or s (e.g. 20ms, 1s).\n"
+	  "  -c, --count N          stop after N events\n"
+	  "  -d, --duration TIME    stop after TIME\n"
+	  "  -q, --quiet            count events, print nothing per event\n" },
+	{ "set", cmd_set, "arm one callout and print its events",
+	  "Usage: calloutctl set [-p PERIOD] [-k COOKIE] [-c N] [-r TIME] TIME\n"
+	  "Arm one callout TIME from now, print its handle and its events\n"
+	  "(one for a one-shot, N for a periodic one, then unset it).\n"
+	  "  -p, --period PERIOD    re-arm every PERIOD\n"
+	  "  -k, --cookie COOKIE    the cookie of its events (default 0)\n"
+	  "  -c, --count N          events to wait for (periodic; default 5)\n"
+	  "  -r, --reset TIME       re-arm it at once to TIME from now\n" },
+	{ "unset", cmd_unset, "arm one callout, cancel it, check that it stays quiet",
+	  "Usage: calloutctl unset [-a AFTER] TIME\n"
+	  "Arm one callout TIME from now, unset it AFTER later (default at\n"
+	  "once), print whether it was cancelled, and check that no event\n"
+	  "comes for a cancelled one (exit 1 if one does).\n"
+	  "  -a, --after AFTER      wait AFTER before the unset\n" },
+};
+
+static void print_help(FILE *f)
+{
+	size_t i;
+
+	fputs("Usage: calloutctl COMMAND [OPTION]... [ARG]...\n"
+	      "Look at and try out the callout facility (/dev/callout).\n\n"
+	      "Commands:\n", f);
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-6s %s\n", commands[i].name,
+			commands[i].summary);
+	fputs("\n'calloutctl COMMAND --help' describes a command.\n"
+	      "Exit status: 0 success, 1 failure, 2 bad usage.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		print_help(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		print_help(stdout);
+		return EXIT_SUCCESS;
+	}
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			cmd = &commands[i];
+			return cmd->run(argc - 1, argv + 1);
+		}
+	}
+	fprintf(stderr, "calloutctl: unknown command '%s'\n", argv[1]);
+	print_help(stderr);
+	return EXIT_USAGE;
+}

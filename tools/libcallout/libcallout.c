@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libcallout.c - setcallout/unsetcallout and timeout/untimeout over the
+ * ioctls of /dev/callout (include/uapi/linux/callout.h).
+ *
+ * The kernel returns a timeout's func and arg in its event (as cookie and
+ * arg), so dispatching one is a cast and a call. What the kernel cannot do
+ * is cancel a timeout whose event is already queued on the file: its
+ * UNTIMEOUT says -ENOENT, and a plain reader would still run func(arg). So
+ * the library counts, per (func, arg), the timeouts it armed and has not
+ * dispatched yet ("armed") and the events it must drop ("dropped"):
+ *
+ *	timeout() ok                 armed++
+ *	untimeout(): kernel cancels  armed--
+ *	untimeout(): -ENOENT, armed  armed--, dropped++  (its event is queued)
+ *	dispatch of an event         dropped ? dropped-- : (armed--, func(arg))
+ *
+ * All of it under one mutex, and each event's decision is taken under that
+ * mutex after the event was read, so an untimeout() racing with another
+ * thread's dispatch either cancels the event or lets it run, never both.
+ * The counts live in a tsearch(3) tree keyed by (func, arg); a node goes
+ * when both counts are 0.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <search.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "libcallout.h"
+
+#define CALLOUT_DEV	"/dev/callout"
+#define BATCH		64	/* events per read(2) */
+#define MAX_BATCHES	16	/* reads per callout_dispatch() */
+
+struct to_count {
+	__u64 func;
+	__u64 arg;
+	unsigned long armed;	/* armed in the kernel, not dispatched */
+	unsigned long dropped;	/* untimeout() after expiry: drop the event */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int dev_fd = -1;		/* locked by lock */
+static void *counts;		/* tsearch root of struct to_count, locked */
+
+static int fail(int err)
+{
+	errno = err;
+	return -err;
+}
+
+static int to_cmp(const void *a, const void *b)
+{
+	const struct to_count *x = a, *y = b;
+
+	if (x->func != y->func)
+		return x->func < y->func ? -1 : 1;
+	if (x->arg != y->arg)
+		return x->arg < y->arg ? -1 : 1;
+	return 0;
+}
+
+/* The node of (func, arg), or NULL; @create makes it. Called locked. */
+static struct to_count *to_find(__u64 func, __u64 arg, int create)
+{
+	struct to_count key = { .func = func, .arg = arg }, *c, **p;
+
+	p = tfind(&key, &counts, to_cmp);
+	if (p || !create)
+		return p ? *p : NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	*c = key;
+	p = tsearch(c, &counts, to_cmp);
+	if (!p) {
+		free(c);
+		return NULL;
+	}
+	return *p;
+}
+
+/* Free @c once it counts nothing. Called locked. */
+static void to_put(struct to_count *c)
+{
+	if (c->armed || c->dropped)
+		return;
+	tdelete(c, &counts, to_cmp);
+	free(c);
+}
+
+/* The fd, opened if need be. Called locked. */
+static int __open(void)
+{
+	if (dev_fd < 0) {
+		dev_fd = open(CALLOUT_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (dev_fd < 0)
+			return -errno;
+	}
+	return dev_fd;
+}
+
+int callout_open(void)
+{
+	int fd;
+
+	pthread_mutex_lock(&lock);
+	fd = __open();
+	pthread_mutex_unlock(&lock);
+	return fd < 0 ? fail(-fd) : fd;
+}
+
+int callout_fd(void)
+{
+	return callout_open();
+}
+
+void callout_close(void)
+{
+	pthread_mutex_lock(&lock);
+	if (dev_fd >= 0)
+		close(dev_fd);
+	dev_fd = -1;
+	tdestroy(counts, free);
+	counts = NULL;
+	pthread_mutex_unlock(&lock);
+}
+
+/* ioctl(CMD, ARG) on the file, opening it if need be: 0 or -errno. */
+static int dev_ioctl(unsigned long cmd, void *arg)
+{
+	int fd = callout_open();
+
+	if (fd < 0)
+		return fd;
+	return ioctl(fd, cmd, arg) ? fail(errno) : 0;
+}
+
+int callout_getinfo(struct callout_info *info)
+{
+	return dev_ioctl(CALLOUT_IOC_INFO, info);
+}
+
+int setcallout(__u64 timeout_ns, __u64 period_ns, __u64 cookie,
+	       __u64 *handle)
+{
+	struct callout_set req = {
+		.timeout_ns = timeout_ns,
+		.period_ns = period_ns,
+		.cookie = cookie,
+	};
+	int ret = dev_ioctl(CALLOUT_IOC_SET, &req);
+
+	if (!ret && handle)
+		*handle = req.handle;
+	return ret;
+}
+
+int resetcallout(__u64 handle, __u64 timeout_ns, __u64 period_ns)
+{
+	struct callout_reset req = {
+		.handle = handle,
+		.timeout_ns = timeout_ns,
+		.period_ns = period_ns,
+	};
+
+	return dev_ioctl(CALLOUT_IOC_RESET, &req);
+}
+
+int unsetcallout(__u64 handle)
+{
+	return dev_ioctl(CALLOUT_IOC_UNSET, &handle);
+}
+
+int timeout(callout_func_t func, void *arg, __u64 ticks)
+{
+	struct callout_timeout req = {
+		.func = (uintptr_t)func,
+		.arg = (uintptr_t)arg,
+		.ticks = ticks,
+	};
+	struct to_count *c;
+	int fd, ret = 0;
+
+	if (!func)
+		return fail(EINVAL);
+	pthread_mutex_lock(&lock);
+	fd = __open();
+	if (fd < 0) {
+		ret = fd;
+		goto out;
+	}
+	/* Counted first, so that a failed allocation arms nothing. */
+	c = to_find(req.func, req.arg, 1);
+	if (!c) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	c->armed++;
+	if (ioctl(fd, CALLOUT_IOC_TIMEOUT, &req)) {
+		ret = -errno;
+		c->armed--;
+		to_put(c);
+	}
+out:
+	pthread_mutex_unlock(&lock);
+	return ret ? fail(-ret) : 0;
+}
+
+int untimeout(callout_func_t func, void *arg)
+{
+	struct callout_untimeout req = {
+		.func = (uintptr_t)func,
+		.arg = (uintptr_t)arg,
+	};
+	struct to_count *c;
+	int fd, ret = 0;
+
+	pthread_mutex_lock(&lock);
+	fd = __open();
+	c = fd < 0 ? NULL : to_find(req.func, req.arg, 0);
+	if (!c || !c->armed) {
+		/* None armed through this library: nothing to cancel. */
+		ret = fd < 0 ? fd : -ENOENT;
+		goto out;
+	}
+	c->armed--;
+	if (ioctl(fd, CALLOUT_IOC_UNTIMEOUT, &req)) {
+		if (errno != ENOENT) {
+			ret = -errno;
+			c->armed++;
+			goto out;
+		}
+		/* It fired: its event is in the file, not dispatched yet. */
+		c->dropped++;
+	}
+	to_put(c);
+out:
+	pthread_mutex_unlock(&lock);
+	return ret ? fail(-ret) : 0;
+}
+
+/* Whether the timeout event of (func, arg) is to run; counts it. */
+static int timeout_runs(__u64 func, __u64 arg)
+{
+	struct to_count *c;
+	int run = 1;
+
+	pthread_mutex_lock(&lock);
+	c = to_find(func, arg, 0);
+	if (c) {
+		if (c->dropped) {
+			c->dropped--;
+			run = 0;
+		} else if (c->armed) {
+			c->armed--;
+		}
+		to_put(c);
+	}
+	pthread_mutex_unlock(&lock);
+	return run;
+}
+
+int callout_dispatch(callout_handler_t handler, void *data)
+{
+	struct callout_event ev[BATCH];
+	int fd, handled = 0, batch, i;
+	ssize_t n;
+
+	fd = callout_open();
+	if (fd < 0)
+		return fd;
+	for (batch = 0; batch < MAX_BATCHES; batch++) {
+		n = read(fd, ev, sizeof(ev));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || batch)
+				break;
+			return fail(errno);
+		}
+		for (i = 0; i < n / (ssize_t)sizeof(ev[0]); i++) {
+			if (ev[i].flags & CALLOUT_EV_TIMEOUT) {
+				callout_func_t func;
+
+				if (!timeout_runs(ev[i].cookie, ev[i].arg))
+					continue;
+				func = (callout_func_t)(uintptr_t)ev[i].cookie;
+				func((void *)(uintptr_t)ev[i].arg);
+			} else if (handler) {
+				handler(&ev[i], data);
+			} else {
+				continue;
+			}
+			handled++;
+		}
+		if (n < (ssize_t)sizeof(ev))
+			break;
+	}
+	return handled;
+}
+
+int callout_wait(int timeout_ms)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	int ret;
+
+	pfd.fd = callout_open();
+	if (pfd.fd < 0)
+		return pfd.fd;
+	ret = poll(&pfd, 1, timeout_ms);
+	if (ret < 0)
+		return fail(errno);
+	return ret > 0 && (pfd.revents & POLLIN);
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * libcallout.h - a small C library over /dev/callout
+ *
+ * The calls of Costello and Varghese's callout facility for user programs:
+ * setcallout()/resetcallout()/unsetcallout() by handle, and the old
+ * timeout(func, arg, ticks)/untimeout(func, arg), whose func(arg) really
+ * runs: callout_dispatch() reads the expiry events that the kernel queued on
+ * the file and calls func(arg) for each timeout that fired.
+ *
+ * The library opens /dev/callout once per process (non-blocking, close on
+ * exec) on first use; every callout it sets belongs to that file and dies
+ * with it (callout_close(), or exit). An event loop polls callout_fd() for
+ * POLLIN/EPOLLIN and calls callout_dispatch() when it is readable; a simple
+ * program can call callout_wait() and callout_dispatch() in a loop instead.
+ * The fd is the library's: read it only through callout_dispatch().
+ *
+ * Every call returns 0 (or a count) on success and a negative errno on
+ * failure, and then also sets errno. Calls are thread-safe; func(arg) and
+ * the event handler run in the thread that called callout_dispatch(),
+ * without any library lock held, and may call any of these functions.
+ *
+ * Times are nanoseconds of CLOCK_MONOTONIC; timeout() counts in ticks of
+ * callout_info.tick_ns (callout_getinfo()). See Documentation/libcallout.rst.
+ */
+#ifndef LIBCALLOUT_H
+#define LIBCALLOUT_H
+
+#include <linux/callout.h>
+#include <linux/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * typedef callout_func_t - a function run by timeout()
+ * @arg: the argument given to timeout()
+ */
+typedef void (*callout_func_t)(void *arg);
+
+/**
+ * typedef callout_handler_t - what callout_dispatch() calls for an event of
+ * setcallout()
+ * @ev:   the event as the kernel gave it (handle, cookie, times, overrun)
+ * @data: the data given to callout_dispatch()
+ */
+typedef void (*callout_handler_t)(const struct callout_event *ev, void *data);
+
+/**
+ * callout_open() - open /dev/callout for this process, if not yet open
+ *
+ * The other calls open it themselves; call it to learn early whether the
+ * device is there.
+ *
+ * Return: the file descriptor (as callout_fd()), or -ENOENT if the module
+ * is not loaded, or another negative errno of open(2).
+ */
+int callout_open(void);
+
+/**
+ * callout_close() - close the file: every pending callout is cancelled
+ *
+ * Callouts and events not yet dispatched are dropped. A later call opens a
+ * new file.
+ */
+void callout_close(void);
+
+/**
+ * callout_fd() - the file descriptor to poll for events
+ *
+ * It is readable (POLLIN) while events wait for callout_dispatch(). It is
+ * non-blocking; do not read it yourself.
+ *
+ * Return: the file descriptor, or a negative errno as callout_open().
+ */
+int callout_fd(void);
+
+/**
+ * callout_getinfo() - the facility's geometry
+ * @info: filled in: tick_ns, max_timeout_ns, max_per_file, scheme, nr_cpus
+ *
+ * Return: 0, or a negative errno.
+ */
+int callout_getinfo(struct callout_info *info);
+
+/**
+ * setcallout() - arm a callout
+ * @timeout_ns: > 0: the first expiry is this far from now
+ * @period_ns:  0 for a one-shot, else re-arm every @period_ns
+ * @cookie:     returned in each of its events
+ * @handle:     set to the callout's handle (non-zero, never reused by this
+ *              file); may be NULL
+ *
+ * Each expiry is an event with @cookie, given to callout_dispatch()'s
+ * handler. A one-shot's handle is forgotten once its event is queued.
+ *
+ * Return: 0; -EINVAL for a zero @timeout_ns or a bad @period_ns; -ERANGE
+ * beyond max_timeout_ns; -ENOSPC when the file holds max_per_file callouts;
+ * -ENOMEM.
+ */
+int setcallout(__u64 timeout_ns, __u64 period_ns, __u64 cookie,
+	       __u64 *handle);
+
+/**
+ * resetcallout() - re-arm a pending callout with new times
+ * @handle:     from setcallout()
+ * @timeout_ns: > 0: the next expiry is this far from now
+ * @period_ns:  0 for a one-shot, else the new period
+ *
+ * Return: 0; -ENOENT if @handle is not pending (it fired, was unset or
+ * never was); the errors of setcallout() for the times.
+ */
+int resetcallout(__u64 handle, __u64 timeout_ns, __u64 period_ns);
+
+/**
+ * unsetcallout() - cancel a pending callout
+ * @handle: from setcallout()
+ *
+ * A one-shot whose event is already queued is no longer pending: its event
+ * is still dispatched, and this returns -ENOENT.
+ *
+ * Return: 0 if it was cancelled, -ENOENT if it was not pending.
+ */
+int unsetcallout(__u64 handle);
+
+/**
+ * timeout() - call func(arg) once, @ticks ticks from now
+ * @func:  the function, run by callout_dispatch()
+ * @arg:   its argument
+ * @ticks: > 0, in ticks of callout_info.tick_ns
+ *
+ * The same (@func, @arg) may be pending several times; each runs once.
+ *
+ * Return: 0; -EINVAL for zero @ticks or a NULL @func; -ERANGE beyond
+ * max_timeout_ns; -ENOSPC; -ENOMEM.
+ */
+int timeout(callout_func_t func, void *arg, __u64 ticks);
+
+/**
+ * untimeout() - cancel one pending timeout(@func, @arg)
+ * @func: as given to timeout()
+ * @arg:  as given to timeout()
+ *
+ * After a 0 return, one timeout(@func, @arg) will not run, even if it had
+ * already expired and its event was waiting in the file: the library then
+ * drops that event when it is dispatched.
+ *
+ * Return: 0 if one was cancelled, -ENOENT if none was pending or waiting.
+ */
+int untimeout(callout_func_t func, void *arg);
+
+/**
+ * callout_dispatch() - handle the events that are waiting, without blocking
+ * @handler: called for each event of setcallout(); NULL drops them
+ * @data:    passed to @handler
+ *
+ * Reads what the file holds now, in batches, and for each event calls
+ * func(arg) (a timeout()) or @handler (a setcallout()). Events that arrive
+ * while it runs may be left for the next call, which keeps an event loop
+ * fair; the fd stays readable while any are left.
+ *
+ * Return: the number of events handled (func or handler called), or a
+ * negative errno if the first read failed.
+ */
+int callout_dispatch(callout_handler_t handler, void *data);
+
+/**
+ * callout_wait() - wait until events are waiting
+ * @timeout_ms: as poll(2): -1 waits for ever, 0 does not wait
+ *
+ * Return: 1 if callout_dispatch() has events to handle, 0 on timeout, or a
+ * negative errno (-EINTR on a signal).
+ */
+int callout_wait(int timeout_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBCALLOUT_H */
