@@ -107,7 +107,7 @@ step() {
 build() {
 	"$top/scripts/deps.sh" --check ${KVER:+"$KVER"} ||
 		"$top/scripts/deps.sh" ${KVER:+"$KVER"}
-	flock "$top/build/.lock" make --no-print-directory ${KVER:+KVER="$KVER"} modules selftests
+	flock "$top/build/.lock" make --no-print-directory ${KVER:+KVER="$KVER"} modules selftests tools
 }
 
 # vm_fn FUNCTION ARG...: call one of vm.sh's functions.

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * calloutctl_test - smoke checks of tools/calloutctl that look at what it
+ * prints: info agrees with CALLOUT_IOC_INFO, stats has one column per CPU
+ * and totals that add up, set/unset/watch report the events that really
+ * came, --help exits 0 and bad usage exits 2.
+ */
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "callout_test.h"
+
+#define OUT_MAX		65536
+#define STATS_FILE	"/sys/kernel/debug/callout/stats"
+
+/* Where calloutctl is: beside this program. */
+static const char *ctl_path(void)
+{
+	static char path[PATH_MAX];
+	char *slash;
+	ssize_t n;
+
+	if (path[0])
+		return path;
+	n = readlink("/proc/self/exe", path, sizeof(path) - 16);
+	if (n < 0)
+		return "calloutctl";
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	strcpy(slash ? slash + 1 : path, "calloutctl");
+	return path;
+}
+
+/*
+ * Run "calloutctl ARGS" with stdout in @out (stderr dropped); its exit
+ * status, or -1 if it did not exit.
+ */
+static int ctl(char *out, const char *args)
+{
+	char cmd[PATH_MAX + 256];
+	size_t len = 0, n;
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s %s 2>/dev/null", ctl_path(), args);
+	p = popen(cmd, "re");
+	if (!p)
+		return -1;
+	while ((n = fread(out + len, 1, OUT_MAX - 1 - len, p)) > 0)
+		len += n;
+	out[len] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The value of "KEY: value" in @text as a number, or -1. */
+static long long field(const char *text, const char *key)
+{
+	size_t len = strlen(key);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, key, len) && p[len] == ':')
+			return strtoll(p + len + 1, NULL, 10);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -1;
+}
+
+/* How many lines of @text start with @prefix. */
+static int lines_starting(const char *text, const char *prefix)
+{
+	size_t len = strlen(prefix);
+	const char *p = text;
+	int n = 0;
+
+	while (p && *p) {
+		n += !strncmp(p, prefix, len);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return n;
+}
+
+/* The line of @text starting with @prefix, copied to @line, or NULL. */
+static char *line_of(const char *text, const char *prefix, char *line,
+		     size_t size)
+{
+	size_t len = strlen(prefix);
+	const char *p = text, *end;
+
+	while (p && *p) {
+		if (!strncmp(p, prefix, len)) {
+			end = strchrnul(p, '\n');
+			snprintf(line, size, "%.*s", (int)(end - p), p);
+			return line;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+/* The first line of @path, without its newline, in @buf: 0 or -1. */
+static int read_first_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	char *ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, size, f);
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static char out[OUT_MAX];
+
+FIXTURE(ctl) {
+	struct callout_info info;
+};
+
+FIXTURE_SETUP(ctl)
+{
+	int fd;
+
+	if (access(ctl_path(), X_OK))
+		SKIP(return, "no %s", ctl_path());
+	fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		SKIP(return, CALLOUT_DEV " is missing: callout.ko not loaded");
+	ASSERT_EQ(0, ioctl(fd, CALLOUT_IOC_INFO, &self->info));
+	close(fd);
+}
+
+FIXTURE_TEARDOWN(ctl)
+{
+}
+
+TEST_F(ctl, help_exits_0)
+{
+	static const char *const cmds[] = {
+		"info", "stats", "watch", "set", "unset", NULL
+	};
+	char args[64], want[64], help[OUT_MAX];
+	const char *const *c;
+
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(0, ctl(help, "--help"));
+	EXPECT_EQ(1, lines_starting(help, "Usage: calloutctl COMMAND"));
+	for (c = cmds; *c; c++) {
+		snprintf(want, sizeof(want), "  %s ", *c);
+		EXPECT_EQ(1, lines_starting(help, want)) TH_LOG("%s", *c);
+		snprintf(args, sizeof(args), "%s --help", *c);
+		snprintf(want, sizeof(want), "Usage: calloutctl %s", *c);
+		EXPECT_EQ(0, ctl(out, args)) TH_LOG("%s", args);
+		EXPECT_EQ(1, lines_starting(out, want)) TH_LOG("%s", args);
+	}
+}
+
+TEST_F(ctl, bad_usage_exits_2)
+{
+	static const char *const bad[] = {
+		"", "nosuch", "info extra", "info --nosuch",
+		"stats --nosuch", "stats extra", "set", "set 5",
+		"set 10ms 20ms", "set -p fast 10ms", "set -c 3 10ms",
+		"unset", "unset -a 1 10ms", "watch", "watch 10", "watch 10ms/x",
+		"watch timeout:10ms/10ms", "watch 10ms/10ms",
+		"watch -c x 10ms", "watch -d 5 10ms", NULL
+	};
+	const char *const *args;
+	char cmd[64];
+
+	if (_metadata->skip)
+		return;
+	for (args = bad; *args; args++) {
+		snprintf(cmd, sizeof(cmd), "%s", *args);
+		EXPECT_EQ(2, ctl(out, cmd)) TH_LOG("calloutctl %s", cmd);
+	}
+}
+
+/* Every field of info is the ioctl's value. */
+TEST_F(ctl, info_matches_ioctl)
+{
+	char line[128], want[128];
+
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(0, ctl(out, "info"));
+	EXPECT_EQ(self->info.tick_ns, field(out, "tick_ns"));
+	EXPECT_EQ(self->info.max_timeout_ns, field(out, "max_timeout_ns"));
+	EXPECT_EQ(self->info.max_per_file, field(out, "max_per_file"));
+	EXPECT_EQ(self->info.scheme, field(out, "scheme_id"));
+	EXPECT_EQ(self->info.nr_cpus, field(out, "nr_cpus"));
+	/* The scheme's name is the one debugfs gives (its first line). */
+	ASSERT_NE(NULL, line_of(out, "scheme: ", line, sizeof(line)));
+	if (read_first_line(STATS_FILE, want, sizeof(want)) == 0)
+		EXPECT_STREQ(want, line);
+}
+
+/*
+ * stats: a header "counter total cpu0 ... cpuN-1" with one column per CPU
+ * of the facility, every counter row that wide, and the set row's total
+ * the sum of its CPU columns.
+ */
+TEST_F(ctl, stats_one_column_per_cpu)
+{
+	char line[4096], *tok, *save;
+	unsigned long long sum = 0, total = 0;
+	int cols, rows = 0;
+	const char *p;
+
+	if (_metadata->skip)
+		return;
+	if (access(STATS_FILE, R_OK))
+		SKIP(return, "no " STATS_FILE);
+	/* Some callouts first, so the counters are not all 0. */
+	ASSERT_EQ(0, ctl(out, "watch -q 1ms 2ms 3ms timeout:1ms"));
+	ASSERT_EQ(0, ctl(out, "stats"));
+	EXPECT_EQ(self->info.nr_cpus, field(out, "cpus"));
+	ASSERT_NE(NULL, line_of(out, "counter ", line, sizeof(line)));
+	cols = 0;
+	for (tok = strtok_r(line, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		char want[16];
+
+		if (cols >= 2) {
+			snprintf(want, sizeof(want), "cpu%d", cols - 2);
+			EXPECT_STREQ(want, tok);
+		}
+		cols++;
+	}
+	EXPECT_EQ(self->info.nr_cpus + 2, cols);
+	EXPECT_EQ(sysconf(_SC_NPROCESSORS_CONF), cols - 2);
+	/* Every row after the header has as many columns. */
+	p = strstr(out, "\ncounter ");
+	ASSERT_NE(NULL, p);
+	for (p = strchr(p + 1, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+		const char *end = strchrnul(p + 1, '\n');
+		int n = 0;
+
+		snprintf(line, sizeof(line), "%.*s", (int)(end - p - 1), p + 1);
+		for (tok = strtok_r(line, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save))
+			n++;
+		EXPECT_EQ(cols, n) TH_LOG("row %d", rows);
+		rows++;
+	}
+	EXPECT_LE(10, rows);
+	ASSERT_NE(NULL, line_of(out, "set ", line, sizeof(line)));
+	tok = strtok_r(line, " ", &save);
+	total = strtoull(strtok_r(NULL, " ", &save), NULL, 10);
+	while ((tok = strtok_r(NULL, " ", &save)))
+		sum += strtoull(tok, NULL, 10);
+	EXPECT_EQ(total, sum);
+	EXPECT_LE(3, total);
+}
+
+TEST_F(ctl, set_prints_its_event)
+{
+	char line[256];
+
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(0, ctl(out, "set -k 42 20ms"));
+	EXPECT_EQ(1, lines_starting(out, "set handle=1 timeout_ns=20000000 "));
+	EXPECT_EQ(1, lines_starting(out, "oneshot cookie=42 handle=1 "));
+	ASSERT_NE(NULL, line_of(out, "oneshot ", line, sizeof(line)));
+	EXPECT_EQ(NULL, strstr(line, "late_us=-")) TH_LOG("early: %s", line);
+
+	ASSERT_EQ(0, ctl(out, "set -p 10ms -c 3 -k 7 10ms"));
+	EXPECT_EQ(3, lines_starting(out, "periodic cookie=7 handle=1 "));
+	EXPECT_EQ(1, lines_starting(out, "unset handle=1"));
+
+	ASSERT_EQ(0, ctl(out, "set -r 20ms 10s"));
+	EXPECT_EQ(1, lines_starting(out, "reset handle=1 timeout_ns=20000000"));
+	EXPECT_EQ(1, lines_starting(out, "oneshot cookie=0 handle=1 "));
+}
+
+TEST_F(ctl, unset_cancels)
+{
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(0, ctl(out, "unset 100ms"));
+	EXPECT_EQ(1, lines_starting(out, "unset handle=1: cancelled"));
+	EXPECT_EQ(1, lines_starting(out, "events=0"));
+	EXPECT_EQ(0, lines_starting(out, "oneshot "));
+	/* Too late to cancel: it fired, its event comes. */
+	ASSERT_EQ(0, ctl(out, "unset -a 100ms 1ms"));
+	EXPECT_EQ(1, lines_starting(out, "unset handle=1: not pending"));
+	EXPECT_EQ(1, lines_starting(out, "oneshot cookie=0 handle=1 "));
+	EXPECT_EQ(1, lines_starting(out, "events=1"));
+}
+
+TEST_F(ctl, watch_streams_events)
+{
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(0, ctl(out, "watch 10ms 30ms timeout:20ms"));
+	EXPECT_EQ(3, lines_starting(out, "armed "));
+	EXPECT_EQ(1, lines_starting(out, "oneshot cookie=0 handle=1 "));
+	EXPECT_EQ(1, lines_starting(out, "oneshot cookie=1 handle=2 "));
+	EXPECT_EQ(1, lines_starting(out, "timeout cookie=2 handle=0 "));
+	EXPECT_EQ(NULL, strstr(out, "late_us=-")) TH_LOG("early: %s", out);
+
+	ASSERT_EQ(0, ctl(out, "watch -c 4 5ms/5ms"));
+	EXPECT_EQ(4, lines_starting(out, "periodic cookie=0 handle=1 "));
+	ASSERT_EQ(0, ctl(out, "watch -d 100ms -q 10ms/10ms"));
+	EXPECT_EQ(0, lines_starting(out, "periodic "));
+}
+
+TEST_HARNESS_MAIN
