@@ -130,10 +130,11 @@ int unsetcallout(__u64 handle);
  * @arg:   its argument
  * @ticks: > 0, in ticks of callout_info.tick_ns
  *
- * The same (@func, @arg) may be pending several times; each runs once.
+ * The same (@func, @arg) may be pending up to 64 times; each runs once.
  *
  * Return: 0; -EINVAL for zero @ticks or a NULL @func; -ERANGE beyond
- * max_timeout_ns; -ENOSPC; -ENOMEM.
+ * max_timeout_ns; -ENOSPC at max_per_file, or with 64 of this (@func, @arg)
+ * pending; -ENOMEM.
  */
 int timeout(callout_func_t func, void *arg, __u64 ticks);
 
