@@ -10,8 +10,9 @@
 #                calloutctl): no ERROR, WARNING or CHECK
 #   W=1          the module built with W=1: no compiler warning
 #   sparse       the module checked with C=2: no sparse warning
-#   kernel-doc   kernel-doc -none -v over module/ and include/linux/: no
-#                warning; and every EXPORT_SYMBOL*() has a kernel-doc comment
+#   kernel-doc   kernel-doc -none -v over module/, include/ and libcallout's
+#                header: no warning; and every EXPORT_SYMBOL*() has a
+#                kernel-doc comment
 #   scripts      shellcheck on every shell script of the project
 #
 # sparse and kernel-doc exit 0 with warnings, so their output is what counts.
@@ -67,86 +68,92 @@ failed_run() {
 	fi
 }
 
-mapfile -t kernel_c < <(ls module/*.[ch] include/linux/*.h include/uapi/linux/*.h)
-mapfile -t cp_files < <(ls module/*.[ch] include/*/*.h include/*/*/*.h \
-	selftests/*/*.[ch] tools/libcallout/*.[ch] tools/calloutctl/*.[ch] 2>/dev/null)
-mapfile -t scripts < <(ls scripts/*.sh .ci/run selftests/*/*.sh tools/*/*.sh 2>/dev/null)
+# The checks, in a function: bash reads a script as it runs it, and one
+# edited meanwhile must not run half old and half new.
+main() {
+	mapfile -t kdoc_files < <(ls module/*.[ch] include/linux/*.h include/uapi/linux/*.h \
+		tools/libcallout/*.h 2>/dev/null)
+	mapfile -t cp_files < <(ls module/*.[ch] include/*/*.h include/*/*/*.h \
+		selftests/*/*.[ch] tools/libcallout/*.[ch] tools/calloutctl/*.[ch] 2>/dev/null)
+	mapfile -t scripts < <(ls scripts/*.sh .ci/run selftests/*/*.sh tools/*/*.sh 2>/dev/null)
 
-mkdir -p "$out"
-echo "TAP version 13"
-echo "1..5"
+	mkdir -p "$out"
+	echo "TAP version 13"
+	echo "1..5"
 
-# checkpatch exits 1 on a finding, and says which with an ERROR, WARNING
-# or CHECK line and the FILE line after it; any other failure (a missing
-# spelling.txt, no perl) is a finding too.
-log=$out/checkpatch.log
-rc=0
-(cd "$out" && perl "$ksrc/scripts/checkpatch.pl" --no-tree --strict -q \
-	--show-types -f "${cp_files[@]/#/$top/}") >"$out/checkpatch.out" 2>&1 || rc=$?
-rm -f "$out"/.checkpatch-camelcase.*
-# One line per finding, as a compiler says it: FILE:LINE: TYPE: message.
-awk -v top="$top/" '
-	/^(ERROR|WARNING|CHECK):/ {
-		if (msg != "")
-			print msg
-		msg = $0
-		next
-	}
-	msg != "" && /^#[0-9]+: FILE: / {
-		loc = $3
-		sub(/:$/, "", loc)
-		if (index(loc, top) == 1)
-			loc = substr(loc, length(top) + 1)
-		print loc ": " msg
-		msg = ""
-	}
-	END { if (msg != "") print msg }' "$out/checkpatch.out" >"$log"
-failed_run checkpatch "$rc" "$out/checkpatch.out" "$log"
-result "checkpatch --strict on ${#cp_files[@]} files" "$log"
+	# checkpatch exits 1 on a finding, and says which with an ERROR, WARNING
+	# or CHECK line and the FILE line after it; any other failure (a missing
+	# spelling.txt, no perl) is a finding too.
+	log=$out/checkpatch.log
+	rc=0
+	(cd "$out" && perl "$ksrc/scripts/checkpatch.pl" --no-tree --strict -q \
+		--show-types -f "${cp_files[@]/#/$top/}") >"$out/checkpatch.out" 2>&1 || rc=$?
+	rm -f "$out"/.checkpatch-camelcase.*
+	# One line per finding, as a compiler says it: FILE:LINE: TYPE: message.
+	awk -v top="$top/" '
+		/^(ERROR|WARNING|CHECK):/ {
+			if (msg != "")
+				print msg
+			msg = $0
+			next
+		}
+		msg != "" && /^#[0-9]+: FILE: / {
+			loc = $3
+			sub(/:$/, "", loc)
+			if (index(loc, top) == 1)
+				loc = substr(loc, length(top) + 1)
+			print loc ": " msg
+			msg = ""
+		}
+		END { if (msg != "") print msg }' "$out/checkpatch.out" >"$log"
+	failed_run checkpatch "$rc" "$out/checkpatch.out" "$log"
+	result "checkpatch --strict on ${#cp_files[@]} files" "$log"
 
-# A fresh copy of what Kbuild builds, built with W=1, then checked by sparse
-# (C=2 checks every file again without recompiling).
-rm -rf "$out/src"
-mkdir -p "$out/src/module"
-cp -r Kbuild include "$out/src/"
-cp module/*.[ch] "$out/src/module/"
-rc=0
-make -s -C "$kdir" M="$out/src" W=1 modules >"$out/w1.out" 2>&1 || rc=$?
-findings <"$out/w1.out" | sed "s|$out/src/||" >"$out/w1.log"
-failed_run "make W=1" "$rc" "$out/w1.out" "$out/w1.log"
-result "W=1 build of the module" "$out/w1.log"
+	# A fresh copy of what Kbuild builds, built with W=1, then checked by sparse
+	# (C=2 checks every file again without recompiling).
+	rm -rf "$out/src"
+	mkdir -p "$out/src/module"
+	cp -r Kbuild include "$out/src/"
+	cp module/*.[ch] "$out/src/module/"
+	rc=0
+	make -s -C "$kdir" M="$out/src" W=1 modules >"$out/w1.out" 2>&1 || rc=$?
+	findings <"$out/w1.out" | sed "s|$out/src/||" >"$out/w1.log"
+	failed_run "make W=1" "$rc" "$out/w1.out" "$out/w1.log"
+	result "W=1 build of the module" "$out/w1.log"
 
-rc=0
-make -s -C "$kdir" M="$out/src" W=1 C=2 modules >"$out/sparse.out" 2>&1 || rc=$?
-findings <"$out/sparse.out" | sed "s|$out/src/||" >"$out/sparse.log"
-failed_run "make C=2" "$rc" "$out/sparse.out" "$out/sparse.log"
-result "sparse (C=2) on the module" "$out/sparse.log"
+	rc=0
+	make -s -C "$kdir" M="$out/src" W=1 C=2 modules >"$out/sparse.out" 2>&1 || rc=$?
+	findings <"$out/sparse.out" | sed "s|$out/src/||" >"$out/sparse.log"
+	failed_run "make C=2" "$rc" "$out/sparse.out" "$out/sparse.log"
+	result "sparse (C=2) on the module" "$out/sparse.log"
 
-# kernel-doc: the script of the kernel built against, else linux-source's.
-kdoc=$kdir/scripts/kernel-doc
-[ -x "$kdoc" ] || kdoc=$ksrc/scripts/kernel-doc
-log=$out/kernel-doc.log
-rc=0
-perl "$kdoc" -none -v "${kernel_c[@]}" >"$out/kernel-doc.out" 2>&1 || rc=$?
-grep -E ': warning: |: error: ' "$out/kernel-doc.out" >"$log"
-failed_run kernel-doc "$rc" "$out/kernel-doc.out" "$log"
-# 6.1's kernel-doc does not know EXPORT_SYMBOL_NS*(), so -export cannot
-# find our exports: ask for each exported function by name instead.
-while read -r file sym; do
-	if ! perl "$kdoc" -rst -function "$sym" "$file" 2>/dev/null |
-	     grep -q "^\.\. c:function:: .*\b$sym *("; then
-		echo "$file: exported $sym() has no kernel-doc comment" >>"$log"
-	fi
-done < <(grep -oE '^EXPORT_SYMBOL[A-Z_]*\( *[a-z_0-9]+' module/*.c |
-	 sed -E 's/:EXPORT_SYMBOL[A-Z_]*\( */ /')
-nexp=$(grep -cE '^EXPORT_SYMBOL' module/*.c | awk -F: '{ s += $2 } END { print s + 0 }')
-result "kernel-doc -none -v, and all $nexp exported functions documented" "$log"
+	# kernel-doc: the script of the kernel built against, else linux-source's.
+	kdoc=$kdir/scripts/kernel-doc
+	[ -x "$kdoc" ] || kdoc=$ksrc/scripts/kernel-doc
+	log=$out/kernel-doc.log
+	rc=0
+	perl "$kdoc" -none -v "${kdoc_files[@]}" >"$out/kernel-doc.out" 2>&1 || rc=$?
+	grep -E ': warning: |: error: ' "$out/kernel-doc.out" >"$log"
+	failed_run kernel-doc "$rc" "$out/kernel-doc.out" "$log"
+	# 6.1's kernel-doc does not know EXPORT_SYMBOL_NS*(), so -export cannot
+	# find our exports: ask for each exported function by name instead.
+	while read -r file sym; do
+		if ! perl "$kdoc" -rst -function "$sym" "$file" 2>/dev/null |
+		     grep -q "^\.\. c:function:: .*\b$sym *("; then
+			echo "$file: exported $sym() has no kernel-doc comment" >>"$log"
+		fi
+	done < <(grep -oE '^EXPORT_SYMBOL[A-Z_]*\( *[a-z_0-9]+' module/*.c |
+		 sed -E 's/:EXPORT_SYMBOL[A-Z_]*\( */ /')
+	nexp=$(grep -cE '^EXPORT_SYMBOL' module/*.c | awk -F: '{ s += $2 } END { print s + 0 }')
+	result "kernel-doc -none -v, and all $nexp exported functions documented" "$log"
 
-log=$out/shellcheck.log
-rc=0
-shellcheck -f gcc "${scripts[@]}" >"$out/shellcheck.out" 2>&1 || rc=$?
-grep -E ':[0-9]+:[0-9]+: ' "$out/shellcheck.out" >"$log"
-failed_run shellcheck "$rc" "$out/shellcheck.out" "$log"
-result "shellcheck on ${#scripts[@]} scripts" "$log"
+	log=$out/shellcheck.log
+	rc=0
+	shellcheck -f gcc "${scripts[@]}" >"$out/shellcheck.out" 2>&1 || rc=$?
+	grep -E ':[0-9]+:[0-9]+: ' "$out/shellcheck.out" >"$log"
+	failed_run shellcheck "$rc" "$out/shellcheck.out" "$log"
+	result "shellcheck on ${#scripts[@]} scripts" "$log"
+}
 
+main
 exit "$bad"

@@ -50,7 +50,7 @@ typedef void (*callout_handler_t)(const struct callout_event *ev, void *data);
 /**
  * callout_open() - open /dev/callout for this process, if not yet open
  *
- * The other calls open it themselves; call it to learn early whether the
+ * Description: the other calls open it themselves; call it to learn early whether the
  * device is there.
  *
  * Return: the file descriptor (as callout_fd()), or -ENOENT if the module
@@ -69,7 +69,7 @@ void callout_close(void);
 /**
  * callout_fd() - the file descriptor to poll for events
  *
- * It is readable (POLLIN) while events wait for callout_dispatch(). It is
+ * Description: it is readable (POLLIN) while events wait for callout_dispatch(). It is
  * non-blocking; do not read it yourself.
  *
  * Return: the file descriptor, or a negative errno as callout_open().
