@@ -94,6 +94,13 @@ struct ucallout_to {
 static struct kmem_cache *ucallout_cache, *ucallout_to_cache;
 atomic_long_t callout_user_total;
 
+/*
+ * What a file allocates for its user: charged to the caller's memory cgroup
+ * and, when that is full, refused with -ENOMEM after reclaim rather than
+ * calling the cgroup's OOM killer from inside an ioctl.
+ */
+#define UC_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
+
 static bool uc_has(const struct ucallout *uc, u32 flag)
 {
 	return uc->uflags & flag;
@@ -115,7 +122,7 @@ static struct ucallout *uc_alloc(struct callout_file *f, bool timeout)
 		goto undo_total;
 	ret = -ENOMEM;
 	uc = kmem_cache_zalloc(timeout ? ucallout_to_cache : ucallout_cache,
-			       GFP_KERNEL_ACCOUNT);
+			       UC_GFP);
 	if (!uc)
 		goto undo_total;
 	callout_init(&uc->c);
@@ -283,7 +290,7 @@ static int uc_arm_new(struct callout_file *f, struct ucallout *uc, u64 handle)
 
 	xa_lock_bh(&f->handles);
 	uc->handle = handle;
-	ret = __xa_insert(&f->handles, uc->handle, uc, GFP_KERNEL_ACCOUNT);
+	ret = __xa_insert(&f->handles, uc->handle, uc, UC_GFP);
 	if (!ret) {
 		ret = callout_set_ns(&uc->c, uc->expires_ns, uc_fire, uc);
 		if (ret < 0)
@@ -599,7 +606,7 @@ static int callout_open(struct inode *inode, struct file *file)
 {
 	struct callout_file *f;
 
-	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
+	f = kzalloc(sizeof(*f), UC_GFP);
 	if (!f)
 		return -ENOMEM;
 	xa_init_flags(&f->handles, XA_FLAGS_LOCK_BH);
