@@ -17,6 +17,10 @@
  *		no softirq run may execute more than CALLOUT_RUN_BUDGET (1024)
  *		of them, so a backlog is worked off in several runs and the CPU
  *		gets to do something else in between.
+ * test=rearm0	arm n callouts whose funcs set themselves again for 0 ticks
+ *		for storm_ms: runs stay within the budget, the softirq comes
+ *		back in separate runs, and a thread pinned to that CPU still
+ *		gets to run during the storm; callout_unset_sync() ends it.
  *
  * A test that fails makes the load fail (-EINVAL) with a "callout_client:"
  * line saying why; "cpu" tells the test which CPU the callouts used.
@@ -30,11 +34,13 @@
 #include <linux/atomic.h>
 #include <linux/bottom_half.h>
 #include <linux/callout.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/interrupt.h>
 #include <linux/kernel_stat.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 MODULE_IMPORT_NS(CALLOUT);
@@ -47,7 +53,7 @@ MODULE_PARM_DESC(hold, "callouts to keep armed until unload");
 
 static char *test = "";
 module_param(test, charp, 0444);
-MODULE_PARM_DESC(test, "stall or backlog: run that test at load");
+MODULE_PARM_DESC(test, "stall, backlog or rearm0: run that test at load");
 
 static unsigned int n = 1000;
 module_param(n, uint, 0444);
@@ -56,6 +62,10 @@ MODULE_PARM_DESC(n, "callouts of the stall or backlog test");
 static unsigned int stall_ms = 50;
 module_param(stall_ms, uint, 0444);
 MODULE_PARM_DESC(stall_ms, "how long the stall test keeps softirqs off");
+
+static unsigned int storm_ms = 5000;
+module_param(storm_ms, uint, 0444);
+MODULE_PARM_DESC(storm_ms, "how long the rearm0 funcs keep setting themselves");
 
 static int cpu = -1;
 module_param(cpu, int, 0444);
@@ -95,6 +105,20 @@ static void test_func(void *arg)
 	max_run_len = max(max_run_len, ++run_len);
 	atomic_inc(&p->runs);
 	atomic_inc(&fired);
+}
+
+static u64 storm_end_ns;
+static atomic_t storm_runs;
+
+/* rearm0: a func that sets itself again for 0 ticks until storm_end_ns. */
+static void rearm0_func(void *arg)
+{
+	struct probe *p = arg;
+
+	test_func(p);
+	atomic_inc(&storm_runs);
+	if (ktime_get_ns() < READ_ONCE(storm_end_ns))
+		callout_set(&p->c, 0, rearm0_func, p);
 }
 
 static void hold_func(void *arg)
@@ -204,6 +228,56 @@ static int test_backlog(void)
 	return 0;
 }
 
+/*
+ * Funcs that set themselves again for 0 ticks must not keep the softirq: a
+ * thread pinned to their CPU finishes 20 short sleeps while they still run,
+ * no softirq run takes more than the budget, and callout_unset_sync()
+ * stops them for good.
+ */
+static int test_rearm0(void)
+{
+	unsigned int i, runs_stopped;
+	u64 progress_ns;
+	int ret = 0;
+
+	cpu = get_cpu();
+	put_cpu();
+	if (set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+		return -EINVAL;
+	WRITE_ONCE(storm_end_ns, ktime_get_ns() + storm_ms * NSEC_PER_MSEC);
+	for (i = 0; i < n; i++) {
+		callout_init(&probes[i].c);
+		callout_set(&probes[i].c, 0, rearm0_func, &probes[i]);
+	}
+	for (i = 0; i < 20; i++)
+		usleep_range(1000, 2000);
+	progress_ns = ktime_get_ns();
+	/* Stop them while they still re-arm themselves. */
+	for (i = 0; i < n; i++)
+		callout_unset_sync(&probes[i].c);
+	runs_stopped = atomic_read(&storm_runs);
+	msleep(20);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+
+	pr_info("rearm0: cpu %d, %u callouts re-arming for 0 ticks: %u funcs in %u softirq runs, at most %u a run; a thread on that cpu slept 20 times in %llu us\n",
+		cpu, n, runs_stopped, nr_runs, max_run_len,
+		(progress_ns - (storm_end_ns - storm_ms * NSEC_PER_MSEC)) / 1000);
+	if (max_run_len > RUN_BUDGET || nr_runs < 2 || runs_stopped <= n) {
+		pr_err("rearm0: FAIL: want several runs of <= %u funcs and re-armed funcs\n",
+		       RUN_BUDGET);
+		ret = -EINVAL;
+	}
+	if (progress_ns >= storm_end_ns) {
+		pr_err("rearm0: FAIL: the pinned thread did not run during the storm\n");
+		ret = -EINVAL;
+	}
+	if (atomic_read(&storm_runs) != runs_stopped) {
+		pr_err("rearm0: FAIL: funcs ran after callout_unset_sync()\n");
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
 static int start_hold(void)
 {
 	unsigned int i;
@@ -257,6 +331,8 @@ static int __init callout_client_init(void)
 		ret = test_stall();
 	else if (!strcmp(test, "backlog"))
 		ret = test_backlog();
+	else if (!strcmp(test, "rearm0"))
+		ret = test_rearm0();
 	else if (*test)
 		ret = -EINVAL;
 	if (!ret && hold)

@@ -10,7 +10,10 @@
 #  - stall: softirqs kept off for 50 ms on a CPU with callouts due: all
 #    fire in the first run after, none early, the lateness in debugfs;
 #  - backlog: 100000 callouts due at once ($CALLOUT_BACKLOG) are run in
-#    softirq runs of at most 1024, recorded as deferred_runs in debugfs.
+#    softirq runs of at most 1024, recorded as deferred_runs in debugfs;
+#  - rearm0: 2000 funcs setting themselves again for 0 ticks do not keep
+#    the softirq: runs of at most 1024, and a thread pinned to that CPU
+#    runs meanwhile.
 # The module checks what it can see itself and fails its load otherwise.
 
 stats=/sys/kernel/debug/callout/stats
@@ -42,7 +45,7 @@ if [ ! -r "$stats" ]; then
 	echo "1..0 # SKIP no $stats (needs root and debugfs)"
 	exit 4
 fi
-echo "1..6"
+echo "1..7"
 
 # --- unload with a kernel client holding callouts
 pending0=$(stat pending)
@@ -130,6 +133,17 @@ else
 	not_ok "backlog: callout_client test=backlog failed (see dmesg)"
 fi
 dmesg | grep 'callout_client: backlog' | sed 's/^/# /'
+
+# --- rearm0: funcs that set themselves again for 0 ticks
+expired0=$(stat expired)
+if insmod "$ko_dir/callout_client.ko" test=rearm0 n=2000 storm_ms=5000; then
+	ok "rearm0: 2000 funcs re-arming for 0 ticks, $(($(stat expired) - expired0))" \
+		"runs in bounded softirq runs, a pinned thread runs meanwhile"
+	rmmod callout_client
+else
+	not_ok "rearm0: callout_client test=rearm0 failed (see dmesg)"
+fi
+dmesg | grep 'callout_client: rearm0' | sed 's/^/# /'
 
 # --- the module is as the next test expects it
 if [ -d /sys/module/callout ] && [ ! -e /sys/module/callout_client ]; then
