@@ -662,6 +662,7 @@ int main(int argc, char **argv)
 {
 	unsigned long n = 100000;
 	long long base_users, base_pending, users, pending;
+	unsigned long long start, took;
 	char *guard;
 	int opt, i;
 
@@ -706,6 +707,7 @@ int main(int argc, char **argv)
 	if (ioctl(files[0].fd, CALLOUT_IOC_INFO, &info))
 		ksft_exit_fail_msg("INFO: %s\n", strerror(errno));
 
+	start = now_ns();
 	while (calls < n) {
 		struct file_model *m = &files[rnd_below(NFILES)];
 		unsigned int r = rnd_below(1000);
@@ -721,11 +723,14 @@ int main(int argc, char **argv)
 			do_ioctl(m);
 		}
 	}
+	took = now_ns() - start;
 	for (i = 0; i < NFILES; i++)
 		drain_file(&files[i]);
 
 	printf("# %lu calls, %lu events read, %lu files closed with callouts pending\n",
 	       calls, events_read, reopens);
+	printf("# %lu calls in %llu ms: %llu calls/s\n", calls, took / 1000000,
+	       calls * 1000000000ULL / (took ? took : 1));
 	print_histogram();
 	ksft_test_result(bad == 0, "%lu random calls: every result the ABI allows (%lu not)\n",
 			 calls, bad);
