@@ -4,15 +4,26 @@
  *
  * Loaded by kselftest's module.sh (selftests/callout/kernel_api_test.sh):
  * the tests run at load and the load fails if any of them does.
+ *
+ * Last comes a torture of torture_ms milliseconds (0 skips it): a kthread on
+ * every online CPU races callout_set(), callout_unset(),
+ * callout_unset_sync(), callout_timeout() and callout_untimeout() on a
+ * shared pool of callouts whose funcs sometimes re-arm themselves and
+ * sometimes dawdle; its figures go to dmesg as "torture:" lines.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/callout.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/moduleparam.h>
 #include <linux/random.h>
+#include <linux/rwsem.h>
 #include <linux/slab.h>
 
 #include "kselftest_module.h"
@@ -205,6 +216,364 @@ out:
 	kvfree(p);
 }
 
+/*
+ * The torture. Accounting, per callout, with atomics: every arming (a
+ * callout_set() by a thread or by the func itself) ends exactly once, by a
+ * fire or by a cancel (callout_unset() or callout_unset_sync() returning 1,
+ * or a callout_set() returning 1, which re-arms a pending callout and so
+ * ends its previous arming). One cancel goes uncounted: callout_unset_sync()
+ * returns 1 once even when it also cancels a set made while it waited for
+ * the func (the func's own re-arm, or another thread's set). Such sets are
+ * counted as "maybe hidden" (a set that overlapped a callout_unset_sync()),
+ * and after the last callout_unset_sync() every callout must have
+ * 0 <= arms - fires - cancels <= maybe hidden.
+ *
+ * Never early: the due time is carried in the func's arg, (due_ns >> 10) <<
+ * 12 | index, computed before the set, so the func checks its own arming
+ * without any shared state. Never concurrent: a func finding the callout's
+ * running count already raised is a bug. Never after unset_sync: a thread
+ * that holds the callout's rwsem for writing (no other thread sets it) calls
+ * callout_unset_sync() and then checks that the func is not running, the
+ * callout not pending, and sometimes that no fire happens two ticks later.
+ */
+static unsigned int torture_ms = 3000;
+module_param(torture_ms, uint, 0444);
+MODULE_PARM_DESC(torture_ms, "length of the torture at load, ms (0: none)");
+
+#define TORTURE_POOL	256		/* callouts shared by all threads */
+#define TORTURE_PAIRS	64		/* func/arg slots of callout_timeout() */
+#define TORTURE_TICKS	200		/* longest interval, in ticks */
+#define TORTURE_RING	32		/* timeouts a thread may untimeout */
+
+struct tcallout {
+	struct callout c;
+	struct rw_semaphore sem;	/* write: no other thread touches c */
+	atomic_t running;		/* funcs of c running now */
+	atomic_long_t arms, fires, cancels;
+	atomic_long_t syncs_started, syncs_done, maybe_hidden;
+};
+
+struct tpair {
+	atomic_long_t arms, fires, cancels;
+};
+
+static struct tcallout *tpool;
+static struct tpair tpairs[TORTURE_PAIRS];
+static bool torture_stopping;
+
+static struct {
+	atomic_long_t sets, rearms, unsets, unset_syncs, excl_syncs;
+	atomic_long_t timeouts, untimeouts, dawdles;
+	atomic_long_t early, concurrent, running_after_sync;
+	atomic_long_t pending_after_sync, fired_after_sync, errors;
+} tstat;
+
+static unsigned long torture_arg(u64 due_ns, unsigned int idx)
+{
+	return (unsigned long)(due_ns >> 10) << 12 | idx;
+}
+
+static u64 torture_arg_due(unsigned long arg)
+{
+	return (u64)(arg >> 12) << 10;
+}
+
+/* From 1 to TORTURE_TICKS ticks, many of them short. */
+static unsigned long torture_ticks(void)
+{
+	return 1 + get_random_u32() % (get_random_u32() % 2 ? 4 : TORTURE_TICKS);
+}
+
+/* callout_set() of @tc with its accounting; Return: its result. */
+static int torture_set(struct tcallout *tc, void (*func)(void *))
+{
+	unsigned long ticks = torture_ticks();
+	u64 due = ktime_get_ns() + ticks * callout_tick_ns();
+	long done = atomic_long_read(&tc->syncs_done);
+	int ret;
+
+	ret = callout_set(&tc->c, ticks, func,
+			  (void *)torture_arg(due, tc - tpool));
+	/* An unset_sync that overlapped this set may cancel it uncounted. */
+	if (atomic_long_read(&tc->syncs_started) > done)
+		atomic_long_inc(&tc->maybe_hidden);
+	if (ret < 0) {
+		atomic_long_inc(&tstat.errors);
+		return ret;
+	}
+	atomic_long_inc(&tc->arms);
+	if (ret)
+		atomic_long_inc(&tc->cancels);
+	return ret;
+}
+
+static void torture_func(void *arg)
+{
+	unsigned long v = (unsigned long)arg;
+	struct tcallout *tc = &tpool[v & 0xfff];
+	u64 now = ktime_get_ns();
+	u32 r = get_random_u32();
+
+	if (atomic_inc_return(&tc->running) != 1)
+		atomic_long_inc(&tstat.concurrent);
+	if (now < torture_arg_due(v))
+		atomic_long_inc(&tstat.early);
+	atomic_long_inc(&tc->fires);
+	if (r % 16 == 0) {
+		/* Dawdle: unset_sync on another CPU must wait for this. */
+		udelay(50 + r % 200);
+		atomic_long_inc(&tstat.dawdles);
+	}
+	if (r % 3 == 0 && !READ_ONCE(torture_stopping)) {
+		torture_set(tc, torture_func);
+		atomic_long_inc(&tstat.rearms);
+	}
+	atomic_dec(&tc->running);
+}
+
+static void torture_timeout_func(void *arg)
+{
+	unsigned long v = (unsigned long)arg;
+
+	if (ktime_get_ns() < torture_arg_due(v))
+		atomic_long_inc(&tstat.early);
+	atomic_long_inc(&tpairs[v & 0xfff].fires);
+}
+
+static int torture_unset_sync(struct tcallout *tc)
+{
+	int ret;
+
+	atomic_long_inc(&tc->syncs_started);
+	ret = callout_unset_sync(&tc->c);
+	atomic_long_inc(&tc->syncs_done);
+	if (ret)
+		atomic_long_inc(&tc->cancels);
+	return ret;
+}
+
+/* callout_unset_sync() of a callout no other thread may set. */
+static void torture_exclusive(struct tcallout *tc)
+{
+	long fires;
+
+	down_write(&tc->sem);
+	torture_unset_sync(tc);
+	if (atomic_read(&tc->running))
+		atomic_long_inc(&tstat.running_after_sync);
+	if (callout_pending(&tc->c))
+		atomic_long_inc(&tstat.pending_after_sync);
+	if (get_random_u32() % 8 == 0) {
+		fires = atomic_long_read(&tc->fires);
+		usleep_range(2 * callout_tick_ns() / 1000,
+			     3 * callout_tick_ns() / 1000);
+		if (atomic_long_read(&tc->fires) != fires)
+			atomic_long_inc(&tstat.fired_after_sync);
+	}
+	atomic_long_inc(&tstat.excl_syncs);
+	up_write(&tc->sem);
+}
+
+static int torture_thread(void *data)
+{
+	unsigned long ring[TORTURE_RING] = { 0 };
+	unsigned int n = 0, i, ticks;
+	struct tcallout *tc;
+	unsigned long arg;
+	u32 r;
+
+	while (!kthread_should_stop()) {
+		r = get_random_u32();
+		tc = &tpool[r % TORTURE_POOL];
+		r /= TORTURE_POOL;
+		switch (r % 20) {
+		case 0 ... 7:
+			if (!down_read_trylock(&tc->sem))
+				break;
+			torture_set(tc, torture_func);
+			atomic_long_inc(&tstat.sets);
+			up_read(&tc->sem);
+			break;
+		case 8 ... 11:
+			if (!down_read_trylock(&tc->sem))
+				break;
+			if (callout_unset(&tc->c))
+				atomic_long_inc(&tc->cancels);
+			atomic_long_inc(&tstat.unsets);
+			up_read(&tc->sem);
+			break;
+		case 12 ... 13:
+			if (!down_read_trylock(&tc->sem))
+				break;
+			torture_unset_sync(tc);
+			atomic_long_inc(&tstat.unset_syncs);
+			up_read(&tc->sem);
+			break;
+		case 14 ... 15:
+			torture_exclusive(tc);
+			break;
+		case 16 ... 17:
+			i = r % TORTURE_PAIRS;
+			ticks = torture_ticks();
+			arg = torture_arg(ktime_get_ns() +
+					  ticks * callout_tick_ns(), i);
+			if (callout_timeout(torture_timeout_func, (void *)arg,
+					    ticks)) {
+				atomic_long_inc(&tstat.errors);
+				break;
+			}
+			atomic_long_inc(&tpairs[i].arms);
+			atomic_long_inc(&tstat.timeouts);
+			ring[n++ % TORTURE_RING] = arg;
+			break;
+		default:
+			arg = ring[r % TORTURE_RING];
+			if (!arg)
+				break;
+			if (callout_untimeout(torture_timeout_func, (void *)arg))
+				atomic_long_inc(&tpairs[arg & 0xfff].cancels);
+			atomic_long_inc(&tstat.untimeouts);
+			break;
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+static long torture_sum(atomic_long_t *first, size_t stride, unsigned int n)
+{
+	long sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		sum += atomic_long_read((atomic_long_t *)((char *)first + i * stride));
+	return sum;
+}
+
+static void __init test_torture(void)
+{
+	unsigned int cpu, i, nthreads = 0, unbalanced = 0, owed;
+	long arms, fires, cancels, hidden = 0, maybe;
+	struct task_struct **threads;
+	unsigned long deadline;
+
+	if (!torture_ms)
+		return;
+	tpool = kvcalloc(TORTURE_POOL, sizeof(*tpool), GFP_KERNEL);
+	threads = kcalloc(nr_cpu_ids, sizeof(*threads), GFP_KERNEL);
+	if (!tpool || !threads) {
+		skipped_tests++;
+		goto free;
+	}
+	for (i = 0; i < TORTURE_POOL; i++) {
+		callout_init(&tpool[i].c);
+		init_rwsem(&tpool[i].sem);
+	}
+	WRITE_ONCE(torture_stopping, false);
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct task_struct *t;
+
+		t = kthread_create_on_cpu(torture_thread, NULL, cpu,
+					  "callout_torture/%u");
+		if (IS_ERR(t))
+			continue;
+		threads[nthreads++] = t;
+		wake_up_process(t);
+	}
+	cpus_read_unlock();
+	CHECK(nthreads > 0);
+	msleep(torture_ms);
+	WRITE_ONCE(torture_stopping, true);
+	for (i = 0; i < nthreads; i++)
+		kthread_stop(threads[i]);
+
+	/* Whatever is still armed is cancelled now; nothing runs after. */
+	for (i = 0; i < TORTURE_POOL; i++) {
+		struct tcallout *tc = &tpool[i];
+
+		long open;
+
+		torture_unset_sync(tc);
+		if (atomic_read(&tc->running))
+			atomic_long_inc(&tstat.running_after_sync);
+		open = atomic_long_read(&tc->arms) - atomic_long_read(&tc->fires) -
+		       atomic_long_read(&tc->cancels);
+		maybe = atomic_long_read(&tc->maybe_hidden);
+		if (open < 0 || open > maybe) {
+			pr_warn("torture: callout %u: %ld armed, %ld fired, %ld cancelled, %ld maybe hidden\n",
+				i, atomic_long_read(&tc->arms),
+				atomic_long_read(&tc->fires),
+				atomic_long_read(&tc->cancels), maybe);
+			unbalanced++;
+		}
+		hidden += open;
+	}
+	/* Timeouts cannot be waited for one by one: wait for them all. */
+	deadline = jiffies + msecs_to_jiffies(TORTURE_TICKS *
+					      callout_tick_ns() / NSEC_PER_MSEC +
+					      10000);
+	do {
+		owed = 0;
+		for (i = 0; i < TORTURE_PAIRS; i++)
+			owed += atomic_long_read(&tpairs[i].arms) -
+				atomic_long_read(&tpairs[i].fires) -
+				atomic_long_read(&tpairs[i].cancels);
+		if (owed)
+			msleep(20);
+	} while (owed && time_before(jiffies, deadline));
+	msleep(20);
+	for (i = 0; i < TORTURE_PAIRS; i++) {
+		if (atomic_long_read(&tpairs[i].arms) !=
+		    atomic_long_read(&tpairs[i].fires) +
+		    atomic_long_read(&tpairs[i].cancels)) {
+			pr_warn("torture: timeout arg %u: %ld armed, %ld fired, %ld untimed\n",
+				i, atomic_long_read(&tpairs[i].arms),
+				atomic_long_read(&tpairs[i].fires),
+				atomic_long_read(&tpairs[i].cancels));
+			unbalanced++;
+		}
+	}
+
+	arms = torture_sum(&tpool[0].arms, sizeof(*tpool), TORTURE_POOL);
+	fires = torture_sum(&tpool[0].fires, sizeof(*tpool), TORTURE_POOL);
+	cancels = torture_sum(&tpool[0].cancels, sizeof(*tpool), TORTURE_POOL);
+	maybe = torture_sum(&tpool[0].maybe_hidden, sizeof(*tpool), TORTURE_POOL);
+	pr_info("torture: %u ms, %u threads, %u callouts: %ld armed (%ld set, %ld by their func), %ld fired, %ld cancelled, %ld cancelled by an unset_sync that returned 1 once (<= %ld sets that overlapped one)\n",
+		torture_ms, nthreads, TORTURE_POOL, arms,
+		atomic_long_read(&tstat.sets), atomic_long_read(&tstat.rearms),
+		fires, cancels, hidden, maybe);
+	pr_info("torture: %ld unset, %ld unset_sync, %ld exclusive unset_sync, %ld dawdling funcs\n",
+		atomic_long_read(&tstat.unsets),
+		atomic_long_read(&tstat.unset_syncs),
+		atomic_long_read(&tstat.excl_syncs),
+		atomic_long_read(&tstat.dawdles));
+	pr_info("torture: %ld timeouts: %ld fired, %ld untimeout (%ld calls)\n",
+		torture_sum(&tpairs[0].arms, sizeof(*tpairs), TORTURE_PAIRS),
+		torture_sum(&tpairs[0].fires, sizeof(*tpairs), TORTURE_PAIRS),
+		torture_sum(&tpairs[0].cancels, sizeof(*tpairs), TORTURE_PAIRS),
+		atomic_long_read(&tstat.untimeouts));
+	pr_info("torture: early %ld, concurrent %ld, running after sync %ld, pending after sync %ld, fired after sync %ld, unbalanced %u, errors %ld\n",
+		atomic_long_read(&tstat.early),
+		atomic_long_read(&tstat.concurrent),
+		atomic_long_read(&tstat.running_after_sync),
+		atomic_long_read(&tstat.pending_after_sync),
+		atomic_long_read(&tstat.fired_after_sync), unbalanced,
+		atomic_long_read(&tstat.errors));
+	CHECK(arms > 0 && fires > 0 && cancels > 0);
+	CHECK(atomic_long_read(&tstat.early) == 0);
+	CHECK(atomic_long_read(&tstat.concurrent) == 0);
+	CHECK(atomic_long_read(&tstat.running_after_sync) == 0);
+	CHECK(atomic_long_read(&tstat.pending_after_sync) == 0);
+	CHECK(atomic_long_read(&tstat.fired_after_sync) == 0);
+	CHECK(atomic_long_read(&tstat.errors) == 0);
+	CHECK(unbalanced == 0);
+free:
+	kfree(threads);
+	kvfree(tpool);
+}
+
 static void __init selftest(void)
 {
 	test_set_fires_once();
@@ -213,6 +582,7 @@ static void __init selftest(void)
 	test_unset_sync_rearming();
 	test_timeout_untimeout();
 	test_many_never_early();
+	test_torture();
 }
 
 KSTM_MODULE_LOADERS(callout_test);

@@ -1,9 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The in-kernel API of callout.ko (module/callout_test.c), loaded by
-# kselftest's module.sh: the module runs its tests at load.
-"$(dirname "$0")"/../kselftest/module.sh "callout in-kernel API" callout_test
+# kselftest's module.sh: the module runs its tests at load, then a torture of
+# $KTORTURE_MS milliseconds (default 3000; 0 skips it) whose "torture:" lines
+# from dmesg are shown here. The load, and so this test, fails on any
+# discrepancy.
+torture_ms=${KTORTURE_MS:-3000}
+dmesg_before=$(dmesg | wc -l)
+"$(dirname "$0")"/../kselftest/module.sh "callout in-kernel API" callout_test \
+	torture_ms="$torture_ms"
 rc=$?
+dmesg | tail -n +"$((dmesg_before + 1))" | grep 'callout_test: torture' |
+	sed 's/^/# /'
+if [ "$torture_ms" -gt 0 ] &&
+   ! dmesg | tail -n +"$((dmesg_before + 1))" | grep -q 'callout_test: torture: early'; then
+	echo "# no torture summary in dmesg"
+	rc=1
+fi
 # module.sh's modprobe -r also unloads callout.ko, which callout_test used:
 # load it back as the VM had it, for the tests that follow.
 if [ ! -d /sys/module/callout ]; then
