@@ -1,0 +1,1350 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * torture_test - every /dev/callout operation at once, from every vCPU, while
+ * CPUs go offline and online and debugfs is read, with every callout
+ * accounted for at the end (rcutorture and locktorture in spirit).
+ *
+ *	$TORTURE_SECONDS	how long the storm lasts (default 20)
+ *	$TORTURE_THREADS	worker threads (default two per online CPU)
+ *	$TORTURE_SEED		random seed (default the clock)
+ *
+ * Workers issue random SET (one-shot and periodic), UNSET, RESET, TIMEOUT,
+ * UNTIMEOUT, read, and close-and-reopen on NFILES files, with timeouts from
+ * one tick to TMAX_NS. A hotplug thread takes CPUs offline and online (it
+ * says so and stops if there is no hotplug), a debugfs thread reads every
+ * file of /sys/kernel/debug/callout in a loop, and a reader thread keeps the
+ * event queues short.
+ *
+ * The model of a file knows, for every handle it was given, each arming
+ * ("epoch": SET, then every successful RESET) with the CLOCK_MONOTONIC
+ * window [before, after] of its ioctl. An event is checked against the epoch
+ * in force when it fired:
+ *
+ * - never early: fired_ns >= expires_ns >= before + timeout, and the read
+ *   that returned it ended after fired_ns;
+ * - on the epoch's grid: a one-shot's expires_ns is in [before, after] +
+ *   timeout; a periodic one's successive events satisfy
+ *   expires_ns == previous expires_ns + (1 + overrun) * period, so the
+ *   events and overruns count exactly the periods elapsed;
+ * - never twice for a one-shot; never fired after an UNSET that returned 0
+ *   (a one-shot cancelled by UNSET has no event at all); never for a handle
+ *   the file was not given.
+ *
+ * Events of a handle read while an UNSET or RESET of it is in flight wait
+ * until its result is known; events of a handle whose SET has not returned
+ * yet wait for the SET. At the end the storm stops, every live periodic
+ * callout must UNSET with 0, every one-shot and TIMEOUT not cancelled must
+ * deliver its one event, and TIMEOUT pairs must balance: events + UNTIMEOUTs
+ * that returned 0 == TIMEOUTs armed. Callouts of a closed file are counted as
+ * closed. Any discrepancy fails the test; the counts are printed either way.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "callout_test.h"
+
+#define NFILES		4
+#define LIVE_MAX	400		/* live callouts a file may hold here */
+#define PICK_WINDOW	300		/* UNSET/RESET pick among the newest */
+#define TMAX_NS		2000000000ULL	/* longest timeout or period */
+#define EV_BATCH	64
+#define DRAIN_SLACK_NS	10000000000ULL	/* the wait for the last events */
+#define STALL_NS	5000000000ULL	/* a periodic silent this long stopped */
+#define MAX_REPORTS	20
+#define DEBUGFS_DIR	"/sys/kernel/debug/callout"
+#define CPU_SYSFS	"/sys/devices/system/cpu"
+
+typedef unsigned long long u64;
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* xorshift64*, one state per thread */
+static u64 rnd(u64 *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+
+static u64 tick_ns;
+
+/* From one tick to TMAX_NS, about log-uniform: as many short ones as long. */
+static u64 rnd_time(u64 *s)
+{
+	int lo = 63 - __builtin_clzll(tick_ns), hi = 63 - __builtin_clzll(TMAX_NS);
+	int e = lo + rnd(s) % (hi - lo + 1);
+	u64 t = (1ULL << e) + rnd(s) % (1ULL << e);
+
+	return t < tick_ns ? tick_ns : t > TMAX_NS ? TMAX_NS : t;
+}
+
+/* ---- counters ---- */
+
+enum op {
+	OP_SET1, OP_SETP, OP_UNSET_OK, OP_UNSET_ENOENT, OP_RESET_OK,
+	OP_RESET_ENOENT, OP_TIMEOUT, OP_UNTIMEOUT_OK, OP_UNTIMEOUT_ENOENT,
+	OP_READ, OP_CLOSE, OP_REFUSED, OP_CPU_OFF, OP_CPU_ON, OP_CPU_FAIL,
+	OP_DEBUGFS, NR_OPS
+};
+
+static const char * const op_name[NR_OPS] = {
+	"SET one-shot", "SET periodic", "UNSET -> 0", "UNSET -> ENOENT",
+	"RESET -> 0", "RESET -> ENOENT", "TIMEOUT", "UNTIMEOUT -> 0",
+	"UNTIMEOUT -> ENOENT", "read() calls", "close+reopen",
+	"refused (ENOSPC/ERANGE)", "CPU offline", "CPU online",
+	"CPU hotplug refused", "debugfs files read",
+};
+
+enum acct {
+	A_EVENTS, A_OVERRUNS, A_ONESHOT_FIRED, A_ONESHOT_CANCELLED,
+	A_PERIODIC_CANCELLED, A_TIMEOUT_FIRED, A_TIMEOUT_CANCELLED,
+	A_CLOSED_CALLOUTS, A_CLOSED_TIMEOUTS, A_DEFERRED, A_ORPHANED,
+	A_MULTI_EPOCH, NR_ACCTS
+};
+
+static const char * const acct_name[NR_ACCTS] = {
+	"events read", "overruns counted", "one-shots fired once",
+	"one-shots cancelled", "periodic cancelled (still live)",
+	"TIMEOUTs fired once", "TIMEOUTs cancelled by UNTIMEOUT",
+	"callouts owned by a closed file", "TIMEOUTs owned by a closed file",
+	"events held for an op in flight", "events held for a SET in flight",
+	"callouts RESET at least once",
+};
+
+enum bad {
+	B_EARLY, B_TWICE, B_CANCELLED, B_UNKNOWN, B_GRID, B_LOST,
+	B_FUTURE, B_FLAGS, B_RESULT, B_ERRNO, B_TIMEOUT_BALANCE, NR_BADS
+};
+
+static const char * const bad_name[NR_BADS] = {
+	"early", "twice", "after cancel", "unknown handle", "off the grid",
+	"lost", "fired after read", "wrong flags", "impossible result",
+	"unexpected errno", "TIMEOUT unbalanced",
+};
+
+static atomic_ullong ops[NR_OPS], accts[NR_ACCTS], bads[NR_BADS];
+static atomic_int reports;
+
+static void bad(enum bad b, const char *fmt, ...)
+{
+	va_list ap;
+
+	atomic_fetch_add(&bads[b], 1);
+	if (atomic_fetch_add(&reports, 1) >= MAX_REPORTS)
+		return;
+	va_start(ap, fmt);
+	printf("# BAD %s: ", bad_name[b]);
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	fflush(stdout);
+}
+
+/* ---- the model of a file ---- */
+
+struct epoch {
+	u64 before, after;	/* the ioctl's window */
+	u64 timeout, period;
+};
+
+struct held {			/* an event waiting for an op's result */
+	struct callout_event ev;
+	u64 read_end;
+};
+
+enum rstate { R_LIVE, R_FIRED, R_CANCELLED };
+
+/* One handle of one file. */
+struct rec {
+	u64 handle;
+	enum rstate state;
+	struct epoch *ep;
+	int nep, cap_ep;
+	int inflight;		/* an UNSET/RESET of it runs now */
+	struct held *held;
+	int nheld, cap_held;
+	int last_ep;		/* epoch of the last event, -1 */
+	bool last_ambiguous;	/* another epoch fitted it too */
+	bool fired_ambiguous;	/* R_FIRED by an event that fitted others */
+	u64 last_expires;
+	u64 cancelled_by;	/* an UNSET that returned 0 ended by then */
+	u64 fired_seen;		/* its one-shot event was taken by then */
+	u64 events;
+};
+
+/* One TIMEOUT func/arg pair of one file; arg is its index + 1. */
+struct arming {
+	u64 before, after, timeout;
+	int pending;		/* its ioctl runs */
+	int matched;
+	u64 matched_due;	/* the due time of the event matched to it */
+};
+
+struct pair {
+	u64 func, arg;
+	struct arming *a;
+	int na, cap_a;
+	int inflight;
+	int untimed;		/* UNTIMEOUTs that returned 0 */
+	int events;
+	struct held *held;
+	int nheld, cap_held;
+};
+
+struct tfile {
+	pthread_rwlock_t fd_lock;	/* shared: ioctl, read; exclusive: close */
+	pthread_mutex_t read_lock;	/* one reader: events in queue order */
+	pthread_mutex_t lock;		/* the model below */
+	int fd;
+	struct rec **recs;		/* by handle; NULL: not a SET of ours */
+	u64 nrecs, cap_recs;
+	struct pair *pairs;
+	int npairs, cap_pairs;
+	struct held *orphans;		/* events of a handle not yet known */
+	int norphans, cap_orphans;
+	int live;
+	u64 last_due;			/* latest one-shot or TIMEOUT due */
+};
+
+static struct tfile files[NFILES];
+static atomic_bool stop;
+
+/* Room for one more element in a growing array: *arr has *n of *cap. */
+static void grow(void **arr, int n, int *cap, size_t size)
+{
+	if (n < *cap)
+		return;
+	*cap = *cap ? 2 * *cap : 8;
+	*arr = realloc(*arr, *cap * size);
+	if (!*arr) {
+		perror("realloc");
+		abort();
+	}
+}
+
+static void hold(struct held **arr, int *n, int *cap,
+		 const struct callout_event *ev, u64 read_end)
+{
+	grow((void **)arr, *n, cap, sizeof(**arr));
+	(*arr)[*n].ev = *ev;
+	(*arr)[*n].read_end = read_end;
+	(*n)++;
+}
+
+static int open_dev(void)
+{
+	int fd = open(CALLOUT_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		perror("open " CALLOUT_DEV);
+		abort();
+	}
+	return fd;
+}
+
+static void note_due(struct tfile *f, u64 due)
+{
+	if (due > f->last_due)
+		f->last_due = due;
+}
+
+/*
+ * Does epoch k explain event @ev of @r? An epoch is out if it began after
+ * the event fired, or if another epoch surely began after it ended and
+ * before the event fired.
+ */
+static bool epoch_possible(const struct rec *r, int k, u64 fired)
+{
+	int j;
+
+	if (r->ep[k].before > fired)
+		return false;
+	for (j = 0; j < r->nep; j++)
+		if (j != k && r->ep[j].before > r->ep[k].after &&
+		    r->ep[j].after < fired)
+			return false;
+	return true;
+}
+
+/* Is @ev on epoch k's grid, given the events of @r so far? */
+static bool epoch_fits(const struct rec *r, int k,
+		       const struct callout_event *ev)
+{
+	const struct epoch *e = &r->ep[k];
+	u64 lo = e->before + e->timeout, hi = e->after + e->timeout;
+	u64 x = ev->expires_ns, j;
+
+	if (x < lo)
+		return false;
+	if (!e->period)
+		return x <= hi && (r->nep > 1 || !ev->overrun);
+	if (k == r->last_ep &&
+	    x - r->last_expires == (1ULL + ev->overrun) * e->period)
+		return true;
+	if (k == r->last_ep && !r->last_ambiguous)
+		return false;
+	/* The first event of this epoch: due = x - j * period, j <= overrun */
+	j = x > hi ? (x - hi + e->period - 1) / e->period : 0;
+	if (j > ev->overrun || x - j * e->period < lo)
+		return false;
+	/* With one epoch and no event before, the overrun is exactly j. */
+	return r->nep > 1 || r->events || x - ev->overrun * e->period >= lo;
+}
+
+/* After a report about @r: its armings and its last event. */
+static void dump_rec(const struct rec *r, const struct callout_event *ev)
+{
+	int k;
+
+	if (atomic_load(&reports) > MAX_REPORTS)
+		return;
+	if (ev)
+		printf("#   event: due %llu fired %llu overrun %u flags %#x\n",
+		       ev->expires_ns, ev->fired_ns, ev->overrun, ev->flags);
+	printf("#   %llu events before, the last due %llu (epoch %d%s)\n",
+	       r->events, r->last_expires, r->last_ep,
+	       r->last_ambiguous ? ", ambiguous" : "");
+	for (k = 0; k < r->nep; k++)
+		printf("#   epoch %d: armed %llu..%llu timeout %llu period %llu\n",
+		       k, r->ep[k].before, r->ep[k].after, r->ep[k].timeout,
+		       r->ep[k].period);
+}
+
+static void check_event(struct tfile *f, struct rec *r,
+			const struct callout_event *ev, u64 read_end)
+{
+	int k, best = -1, fits = 0;
+
+	if (ev->flags & CALLOUT_EV_TIMEOUT) {
+		bad(B_FLAGS, "handle %llu: TIMEOUT flag on a SET callout",
+		    r->handle);
+		return;
+	}
+	if (r->state == R_FIRED && r->fired_ambiguous) {
+		/*
+		 * The event taken for the one-shot's fired during the RESET
+		 * that armed it and fitted the epoch before as well: it was
+		 * that one's, and this is the one-shot's.
+		 */
+		r->fired_ambiguous = false;
+		r->state = R_LIVE;
+		f->live++;
+		atomic_fetch_sub(&accts[A_ONESHOT_FIRED], 1);
+	}
+	if (r->state == R_FIRED) {
+		bad(B_TWICE, "handle %llu: a one-shot's second event", r->handle);
+		dump_rec(r, ev);
+		return;
+	}
+	if (r->state == R_CANCELLED && ev->fired_ns > r->cancelled_by) {
+		bad(B_CANCELLED, "handle %llu fired %llu ns after its UNSET returned 0",
+		    r->handle, ev->fired_ns - r->cancelled_by);
+		return;
+	}
+	/*
+	 * An event fired while a RESET ran may be of the old epoch or the
+	 * new: the old one if it continues the old one's grid exactly, else
+	 * the newest that fits.
+	 */
+	for (k = r->nep - 1; k >= 0; k--) {
+		if (!epoch_possible(r, k, ev->fired_ns) ||
+		    !epoch_fits(r, k, ev))
+			continue;
+		fits++;
+		if (best < 0 ||
+		    (k == r->last_ep && r->ep[k].period &&
+		     ev->expires_ns - r->last_expires ==
+		     (1ULL + ev->overrun) * r->ep[k].period))
+			best = k;
+	}
+	if (best < 0) {
+		const struct epoch *e = &r->ep[r->nep - 1];
+
+		if (ev->expires_ns < r->ep[0].before + r->ep[0].timeout ||
+		    ev->fired_ns < ev->expires_ns)
+			bad(B_EARLY, "handle %llu: due %llu fired %llu, armed %llu..%llu + %llu",
+			    r->handle, ev->expires_ns, ev->fired_ns, e->before,
+			    e->after, e->timeout);
+		else
+			bad(B_GRID, "%llu: due %llu o %u last %llu, %d epochs %llu..%llu+%llu/%llu",
+			    r->handle, ev->expires_ns, ev->overrun,
+			    r->last_expires, r->nep, e->before, e->after,
+			    e->timeout, e->period);
+		dump_rec(r, ev);
+		return;
+	}
+	if (ev->fired_ns < ev->expires_ns ||
+	    read_end < r->ep[best].before + r->ep[best].timeout)
+		bad(B_EARLY, "handle %llu: due %llu fired %llu read by %llu",
+		    r->handle, ev->expires_ns, ev->fired_ns, read_end);
+	if (r->nep == 1 && ev->flags != (r->ep[0].period ? CALLOUT_EV_PERIODIC : 0))
+		bad(B_FLAGS, "handle %llu: flags %#x", r->handle, ev->flags);
+	r->last_ep = best;
+	r->last_ambiguous = fits > 1;
+	r->last_expires = ev->expires_ns;
+	r->events++;
+	atomic_fetch_add(&accts[A_OVERRUNS], ev->overrun);
+	if (!r->ep[best].period && r->state == R_CANCELLED) {
+		/* A one-shot that fired was not pending for UNSET. */
+		bad(B_CANCELLED, "handle %llu: a one-shot event, and an UNSET -> 0",
+		    r->handle);
+	} else if (!r->ep[best].period) {
+		r->state = R_FIRED;
+		r->fired_ambiguous = fits > 1;
+		r->fired_seen = now_ns();
+		f->live--;
+		atomic_fetch_add(&accts[A_ONESHOT_FIRED], 1);
+	}
+}
+
+static bool arming_fits(const struct arming *a, u64 due)
+{
+	return due >= a->before + a->timeout && due <= a->after + a->timeout;
+}
+
+/*
+ * Match @due to an arming of @p whose event is still to come: the one that
+ * ends first, or, if every arming it fits has an event already, one whose
+ * event fits another arming still free (events need not come in the order
+ * of their due times).
+ */
+static int match_arming(struct pair *p, u64 due)
+{
+	int i, j, best = -1;
+
+	for (i = 0; i < p->na; i++) {
+		if (p->a[i].matched || !arming_fits(&p->a[i], due))
+			continue;
+		if (best < 0 || p->a[i].after < p->a[best].after)
+			best = i;
+	}
+	if (best >= 0)
+		return best;
+	for (i = 0; i < p->na; i++) {
+		if (!p->a[i].matched || !arming_fits(&p->a[i], due))
+			continue;
+		for (j = 0; j < p->na; j++) {
+			if (p->a[j].matched ||
+			    !arming_fits(&p->a[j], p->a[i].matched_due))
+				continue;
+			p->a[j].matched = 1;
+			p->a[j].matched_due = p->a[i].matched_due;
+			p->a[i].matched = 0;
+			return i;
+		}
+	}
+	return -1;
+}
+
+static void check_timeout_event(struct pair *p, const struct callout_event *ev,
+				u64 read_end)
+{
+	int i, best;
+
+	if (ev->cookie != p->func) {
+		bad(B_UNKNOWN, "TIMEOUT event func %#llx arg %llu, armed with func %#llx",
+		    ev->cookie, ev->arg, p->func);
+		return;
+	}
+	if (ev->fired_ns < ev->expires_ns || ev->fired_ns > read_end)
+		bad(ev->fired_ns > read_end ? B_FUTURE : B_EARLY,
+		    "TIMEOUT arg %llu due %llu fired %llu read by %llu",
+		    p->arg, ev->expires_ns, ev->fired_ns, read_end);
+	best = match_arming(p, ev->expires_ns);
+	if (best < 0) {
+		bad(B_EARLY, "TIMEOUT arg %llu: due %llu fired %llu matches none of %d armings",
+		    p->arg, ev->expires_ns, ev->fired_ns, p->na);
+		for (i = 0; i < p->na && atomic_load(&reports) <= MAX_REPORTS; i++)
+			printf("#   arming %d: %llu..%llu + %llu%s\n", i,
+			       p->a[i].before, p->a[i].after, p->a[i].timeout,
+			       p->a[i].matched ? " (matched)" : "");
+		return;
+	}
+	p->a[best].matched = 1;
+	p->a[best].matched_due = ev->expires_ns;
+	p->events++;
+	atomic_fetch_add(&accts[A_TIMEOUT_FIRED], 1);
+}
+
+/* One event read from @f, with the file's model locked. */
+static void take_event(struct tfile *f, const struct callout_event *ev,
+		       u64 read_end, bool first)
+{
+	struct rec *r;
+
+	if (!first)
+		goto placed;
+	atomic_fetch_add(&accts[A_EVENTS], 1);
+	if (ev->fired_ns > read_end)
+		bad(B_FUTURE, "handle %llu fired %llu, after the read ended at %llu",
+		    ev->handle, ev->fired_ns, read_end);
+placed:
+	if (!ev->handle) {
+		struct pair *p;
+
+		if (!(ev->flags & CALLOUT_EV_TIMEOUT) || !ev->arg ||
+		    ev->arg > (u64)f->npairs) {
+			/* Its TIMEOUT may not be in the model yet. */
+			atomic_fetch_add(&accts[A_ORPHANED], first);
+			hold(&f->orphans, &f->norphans, &f->cap_orphans, ev,
+			     read_end);
+			return;
+		}
+		p = &f->pairs[ev->arg - 1];
+		if (p->inflight) {
+			atomic_fetch_add(&accts[A_DEFERRED], 1);
+			hold(&p->held, &p->nheld, &p->cap_held, ev, read_end);
+			return;
+		}
+		check_timeout_event(p, ev, read_end);
+		return;
+	}
+	r = ev->handle < f->nrecs ? f->recs[ev->handle] : NULL;
+	if (!r) {
+		atomic_fetch_add(&accts[A_ORPHANED], first);
+		hold(&f->orphans, &f->norphans, &f->cap_orphans, ev, read_end);
+		return;
+	}
+	if (r->inflight) {
+		atomic_fetch_add(&accts[A_DEFERRED], 1);
+		hold(&r->held, &r->nheld, &r->cap_held, ev, read_end);
+		return;
+	}
+	check_event(f, r, ev, read_end);
+}
+
+/* Events held for @r's op or SET: check them now that it is known. */
+static void release_held(struct tfile *f, struct rec *r)
+{
+	int i, n = r->nheld;
+
+	r->nheld = 0;
+	for (i = 0; i < n; i++)
+		check_event(f, r, &r->held[i].ev, r->held[i].read_end);
+}
+
+static void release_pair(struct pair *p)
+{
+	int i, n = p->nheld;
+
+	p->nheld = 0;
+	for (i = 0; i < n; i++)
+		check_timeout_event(p, &p->held[i].ev, p->held[i].read_end);
+}
+
+/* Orphans that the model can place now. */
+static void release_orphans(struct tfile *f)
+{
+	struct held *o = f->orphans;
+	int i, n = f->norphans;
+
+	if (!n)
+		return;
+	f->orphans = NULL;
+	f->norphans = 0;
+	f->cap_orphans = 0;
+	for (i = 0; i < n; i++)
+		take_event(f, &o[i].ev, o[i].read_end, false);
+	free(o);
+}
+
+/* Read what @f has; read_lock and a shared fd_lock are held. */
+static int read_events(struct tfile *f)
+{
+	struct callout_event ev[EV_BATCH];
+	ssize_t n;
+	u64 end;
+	int i;
+
+	n = read(f->fd, ev, sizeof(ev));
+	end = now_ns();
+	atomic_fetch_add(&ops[OP_READ], 1);
+	if (n < 0) {
+		if (errno != EAGAIN)
+			bad(B_ERRNO, "read: %s", strerror(errno));
+		return 0;
+	}
+	if (n % sizeof(ev[0]))
+		bad(B_RESULT, "read returned %zd bytes", n);
+	n /= sizeof(ev[0]);
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < n; i++)
+		take_event(f, &ev[i], end, true);
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+static int read_file(struct tfile *f)
+{
+	int n;
+
+	pthread_mutex_lock(&f->read_lock);
+	n = read_events(f);
+	pthread_mutex_unlock(&f->read_lock);
+	return n;
+}
+
+static void free_model(struct tfile *f)
+{
+	u64 h;
+	int i;
+
+	for (h = 0; h < f->nrecs; h++) {
+		struct rec *r = f->recs[h];
+
+		if (!r)
+			continue;
+		free(r->ep);
+		free(r->held);
+		free(r);
+	}
+	for (i = 0; i < f->npairs; i++) {
+		free(f->pairs[i].a);
+		free(f->pairs[i].held);
+	}
+	free(f->recs);
+	free(f->pairs);
+	free(f->orphans);
+	f->recs = NULL;
+	f->pairs = NULL;
+	f->orphans = NULL;
+	f->nrecs = 0;
+	f->cap_recs = 0;
+	f->npairs = 0;
+	f->cap_pairs = 0;
+	f->norphans = 0;
+	f->cap_orphans = 0;
+	f->live = 0;
+	f->last_due = 0;
+}
+
+/* Count what a closing file owns; its model is locked and nothing runs. */
+static void account_closed(struct tfile *f)
+{
+	u64 h;
+	int i, j;
+
+	for (h = 0; h < f->nrecs; h++) {
+		struct rec *r = f->recs[h];
+
+		if (r && r->state == R_LIVE)
+			atomic_fetch_add(&accts[A_CLOSED_CALLOUTS], 1);
+	}
+	for (i = 0; i < f->npairs; i++) {
+		struct pair *p = &f->pairs[i];
+		int open = 0;
+
+		for (j = 0; j < p->na; j++)
+			open += !p->a[j].matched;
+		open -= p->untimed;
+		if (open < 0)
+			bad(B_TIMEOUT_BALANCE, "TIMEOUT arg %llu: %d armed, %d fired, %d untimed",
+			    p->arg, p->na, p->events, p->untimed);
+		else
+			atomic_fetch_add(&accts[A_CLOSED_TIMEOUTS], open);
+	}
+	for (i = 0; i < f->norphans; i++)
+		bad(B_UNKNOWN, "event of handle %llu (flags %#x arg %llu) not given",
+		    f->orphans[i].ev.handle, f->orphans[i].ev.flags,
+		    f->orphans[i].ev.arg);
+}
+
+/* close() with callouts in flight, then a fresh file in its place. */
+static void close_reopen(struct tfile *f)
+{
+	pthread_rwlock_wrlock(&f->fd_lock);
+	pthread_mutex_lock(&f->read_lock);
+	pthread_mutex_lock(&f->lock);
+	close(f->fd);
+	account_closed(f);
+	free_model(f);
+	f->fd = open_dev();
+	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_unlock(&f->read_lock);
+	pthread_rwlock_unlock(&f->fd_lock);
+	atomic_fetch_add(&ops[OP_CLOSE], 1);
+}
+
+static struct rec *new_rec(struct tfile *f, u64 handle)
+{
+	struct rec *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		abort();
+	r->handle = handle;
+	r->last_ep = -1;
+	while (handle >= f->cap_recs) {
+		f->cap_recs = f->cap_recs ? 2 * f->cap_recs : 1024;
+		f->recs = realloc(f->recs, f->cap_recs * sizeof(*f->recs));
+		if (!f->recs)
+			abort();
+	}
+	while (f->nrecs <= handle)
+		f->recs[f->nrecs++] = NULL;
+	f->recs[handle] = r;
+	return r;
+}
+
+static void add_epoch(struct rec *r, u64 before, u64 after, u64 timeout,
+		      u64 period)
+{
+	grow((void **)&r->ep, r->nep, &r->cap_ep, sizeof(*r->ep));
+	r->ep[r->nep++] = (struct epoch){ before, after, timeout, period };
+	if (r->nep == 2)
+		atomic_fetch_add(&accts[A_MULTI_EPOCH], 1);
+}
+
+static bool refused(int err)
+{
+	if (err == ENOSPC || err == ERANGE || err == ENOMEM) {
+		atomic_fetch_add(&ops[OP_REFUSED], 1);
+		return true;
+	}
+	return false;
+}
+
+static void op_set(struct tfile *f, u64 *s)
+{
+	struct callout_set req = { 0 };
+	u64 before, after;
+	struct rec *r;
+	int ret;
+
+	req.timeout_ns = rnd_time(s);
+	req.period_ns = rnd(s) % 4 == 0 ? rnd_time(s) : 0;
+	req.cookie = rnd(s);
+	before = now_ns();
+	ret = ioctl(f->fd, CALLOUT_IOC_SET, &req);
+	after = now_ns();
+	if (ret) {
+		if (!refused(errno))
+			bad(B_ERRNO, "SET: %s", strerror(errno));
+		return;
+	}
+	atomic_fetch_add(&ops[req.period_ns ? OP_SETP : OP_SET1], 1);
+	pthread_mutex_lock(&f->lock);
+	if (req.handle < f->nrecs && f->recs[req.handle]) {
+		bad(B_RESULT, "SET gave handle %llu twice", req.handle);
+	} else {
+		r = new_rec(f, req.handle);
+		add_epoch(r, before, after, req.timeout_ns, req.period_ns);
+		f->live++;
+		if (!req.period_ns)
+			note_due(f, after + req.timeout_ns);
+		release_orphans(f);
+	}
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* A random handle the file was given, or 0 for one that is not a callout. */
+static u64 pick(struct tfile *f, u64 *s)
+{
+	u64 lo, h;
+
+	if (f->nrecs < 2)
+		return 0;
+	lo = f->nrecs > PICK_WINDOW ? f->nrecs - PICK_WINDOW : 1;
+	h = lo + rnd(s) % (f->nrecs - lo);
+	return f->recs[h] ? h : 0;
+}
+
+/*
+ * UNSET (@reset false) or RESET of a random handle. Its events read
+ * meanwhile are held until the result is known.
+ */
+static void op_unset_reset(struct tfile *f, u64 *s, bool reset)
+{
+	struct callout_reset req = { 0 };
+	bool sure_live, cancelled = false;
+	u64 before, after, h;
+	struct rec *r;
+	int ret, err;
+
+	pthread_mutex_lock(&f->lock);
+	h = pick(f, s);
+	r = h ? f->recs[h] : NULL;
+	if (r && r->inflight) {
+		/*
+		 * One op at a time on a handle, so that its epochs are in
+		 * the order the kernel applied them; callout_test races
+		 * concurrent sets of one callout in the kernel.
+		 */
+		pthread_mutex_unlock(&f->lock);
+		return;
+	}
+	if (r)
+		r->inflight++;
+	pthread_mutex_unlock(&f->lock);
+	if (!r)
+		h = (1ULL << 62) + rnd(s) % 1000;	/* never given */
+
+	req.handle = h;
+	req.timeout_ns = rnd_time(s);
+	req.period_ns = rnd(s) % 3 == 0 ? rnd_time(s) : 0;
+	before = now_ns();
+	if (reset)
+		ret = ioctl(f->fd, CALLOUT_IOC_RESET, &req);
+	else
+		ret = ioctl(f->fd, CALLOUT_IOC_UNSET, &h);
+	err = ret ? errno : 0;
+	after = now_ns();
+
+	if (!r) {
+		if (err != ENOENT)
+			bad(B_RESULT, "%s of handle %llu never given: %s",
+			    reset ? "RESET" : "UNSET", h, strerror(err));
+		return;
+	}
+	pthread_mutex_lock(&f->lock);
+	r->inflight--;
+	sure_live = r->state == R_LIVE &&
+		    r->ep[r->nep - 1].period;
+	if (!err && r->state == R_FIRED && r->fired_ambiguous) {
+		/* It was pending: the event taken for it was the epoch before's. */
+		r->fired_ambiguous = false;
+		r->state = R_LIVE;
+		f->live++;
+		atomic_fetch_sub(&accts[A_ONESHOT_FIRED], 1);
+	}
+	if (!err) {
+		/*
+		 * Nothing succeeds once an UNSET has: a second UNSET never,
+		 * a RESET only if it ran before the UNSET in the kernel.
+		 */
+		if (r->state == R_CANCELLED &&
+		    (!reset || r->cancelled_by < before))
+			bad(B_RESULT, "handle %llu: %s -> 0 after an UNSET -> 0",
+			    h, reset ? "RESET" : "UNSET");
+		else if (r->state == R_FIRED && r->fired_seen < before)
+			bad(B_RESULT, "handle %llu: %s -> 0 after its one-shot event",
+			    h, reset ? "RESET" : "UNSET");
+	}
+	if (reset) {
+		if (!err) {
+			atomic_fetch_add(&ops[OP_RESET_OK], 1);
+			add_epoch(r, before, after, req.timeout_ns,
+				  req.period_ns);
+			if (!req.period_ns)
+				note_due(f, after + req.timeout_ns);
+		} else if (err == ENOENT) {
+			atomic_fetch_add(&ops[OP_RESET_ENOENT], 1);
+			if (sure_live)
+				bad(B_LOST, "handle %llu: RESET of a live periodic -> ENOENT",
+				    h);
+		} else if (refused(err)) {
+			/* The scheme refused the time: it is cancelled. */
+			cancelled = true;
+		} else {
+			bad(B_ERRNO, "RESET: %s", strerror(err));
+		}
+	} else {
+		if (!err) {
+			atomic_fetch_add(&ops[OP_UNSET_OK], 1);
+			cancelled = true;
+		} else if (err == ENOENT) {
+			atomic_fetch_add(&ops[OP_UNSET_ENOENT], 1);
+			if (sure_live)
+				bad(B_LOST, "handle %llu: UNSET of a live periodic -> ENOENT",
+				    h);
+		} else {
+			bad(B_ERRNO, "UNSET: %s", strerror(err));
+		}
+	}
+	if (cancelled && r->state == R_LIVE) {
+		r->state = R_CANCELLED;
+		r->cancelled_by = after;
+		f->live--;
+		atomic_fetch_add(&accts[r->ep[r->nep - 1].period ?
+					A_PERIODIC_CANCELLED :
+					A_ONESHOT_CANCELLED], 1);
+	}
+	if (!r->inflight)
+		release_held(f, r);
+	pthread_mutex_unlock(&f->lock);
+}
+
+static void op_timeout(struct tfile *f, u64 *s)
+{
+	struct callout_timeout req = { 0 };
+	int idx, ia, ret, err;
+	struct arming *a;
+	struct pair *p;
+	u64 after;
+
+	pthread_mutex_lock(&f->lock);
+	if (f->npairs && rnd(s) % 4 == 0) {
+		idx = rnd(s) % f->npairs;	/* the same pair again */
+	} else {
+		grow((void **)&f->pairs, f->npairs, &f->cap_pairs, sizeof(*f->pairs));
+		idx = f->npairs++;
+		memset(&f->pairs[idx], 0, sizeof(f->pairs[idx]));
+		f->pairs[idx].func = 0x1000 * (1 + rnd(s) % 4);
+		f->pairs[idx].arg = idx + 1;
+	}
+	p = &f->pairs[idx];
+	req.func = p->func;
+	req.arg = p->arg;
+	req.ticks = 1 + rnd(s) % (TMAX_NS / tick_ns);
+	grow((void **)&p->a, p->na, &p->cap_a, sizeof(*p->a));
+	ia = p->na++;
+	a = &p->a[ia];
+	memset(a, 0, sizeof(*a));
+	a->timeout = req.ticks * tick_ns;
+	a->before = now_ns();
+	a->after = ~0ULL;
+	a->pending = 1;
+	p->inflight++;
+	pthread_mutex_unlock(&f->lock);
+
+	ret = ioctl(f->fd, CALLOUT_IOC_TIMEOUT, &req);
+	err = ret ? errno : 0;
+	after = now_ns();
+
+	pthread_mutex_lock(&f->lock);
+	p = &f->pairs[idx];
+	a = &p->a[ia];
+	a->pending = 0;
+	a->after = after;
+	if (err) {
+		if (!refused(err))
+			bad(B_ERRNO, "TIMEOUT: %s", strerror(err));
+		a->matched = 1;		/* nothing was armed */
+		a->before = a->after + 1;
+	} else {
+		atomic_fetch_add(&ops[OP_TIMEOUT], 1);
+		note_due(f, after + a->timeout);
+	}
+	if (!--p->inflight)
+		release_pair(p);
+	release_orphans(f);
+	pthread_mutex_unlock(&f->lock);
+}
+
+static void op_untimeout(struct tfile *f, u64 *s)
+{
+	struct callout_untimeout req = { 0 };
+	struct pair *p;
+	int idx, ret;
+
+	pthread_mutex_lock(&f->lock);
+	if (!f->npairs) {
+		pthread_mutex_unlock(&f->lock);
+		return;
+	}
+	idx = rnd(s) % f->npairs;
+	p = &f->pairs[idx];
+	req.func = p->func;
+	req.arg = p->arg;
+	p->inflight++;
+	pthread_mutex_unlock(&f->lock);
+
+	ret = ioctl(f->fd, CALLOUT_IOC_UNTIMEOUT, &req);
+
+	pthread_mutex_lock(&f->lock);
+	p = &f->pairs[idx];
+	if (!ret) {
+		atomic_fetch_add(&ops[OP_UNTIMEOUT_OK], 1);
+		atomic_fetch_add(&accts[A_TIMEOUT_CANCELLED], 1);
+		p->untimed++;
+	} else if (errno == ENOENT) {
+		atomic_fetch_add(&ops[OP_UNTIMEOUT_ENOENT], 1);
+	} else {
+		bad(B_ERRNO, "UNTIMEOUT: %s", strerror(errno));
+	}
+	if (!--p->inflight)
+		release_pair(p);
+	pthread_mutex_unlock(&f->lock);
+}
+
+static void *worker(void *arg)
+{
+	u64 s = (u64)(uintptr_t)arg;
+	struct tfile *f;
+	unsigned int x;
+
+	while (!atomic_load(&stop)) {
+		f = &files[rnd(&s) % NFILES];
+		if (rnd(&s) % 5000 == 0) {
+			close_reopen(f);
+			continue;
+		}
+		x = rnd(&s) % 1000;
+		pthread_rwlock_rdlock(&f->fd_lock);
+		if (x < 300)
+			f->live < LIVE_MAX ? op_set(f, &s) :
+					     op_unset_reset(f, &s, false);
+		else if (x < 450)
+			op_unset_reset(f, &s, false);
+		else if (x < 570)
+			op_unset_reset(f, &s, true);
+		else if (x < 680)
+			op_timeout(f, &s);
+		else if (x < 760)
+			op_untimeout(f, &s);
+		else
+			read_file(f);
+		pthread_rwlock_unlock(&f->fd_lock);
+	}
+	return NULL;
+}
+
+static void *reader(void *arg)
+{
+	int i, n;
+
+	while (!atomic_load(&stop)) {
+		n = 0;
+		for (i = 0; i < NFILES; i++) {
+			pthread_rwlock_rdlock(&files[i].fd_lock);
+			n += read_file(&files[i]);
+			pthread_rwlock_unlock(&files[i].fd_lock);
+		}
+		if (!n)
+			usleep(1000);
+	}
+	return NULL;
+}
+
+/* Write "0" or "1" to cpuN/online; 0 or errno. */
+static int cpu_online(int cpu, bool on)
+{
+	char path[64];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), CPU_SYSFS "/cpu%d/online", cpu);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (write(fd, on ? "1" : "0", 1) != 1)
+		ret = errno;
+	close(fd);
+	return ret;
+}
+
+static int hotplug_cpus[256], nr_hotplug;
+
+static void *hotplug(void *arg)
+{
+	u64 s = (u64)(uintptr_t)arg;
+	int cpu, err, tries;
+
+	while (!atomic_load(&stop)) {
+		cpu = hotplug_cpus[rnd(&s) % nr_hotplug];
+		err = cpu_online(cpu, false);
+		atomic_fetch_add(&ops[err ? OP_CPU_FAIL : OP_CPU_OFF], 1);
+		usleep(20000 + rnd(&s) % 200000);
+		if (!err) {
+			for (tries = 0; tries < 10000; tries++) {
+				err = cpu_online(cpu, true);
+				if (err != EBUSY)
+					break;
+				usleep(1000);
+			}
+			if (err)
+				bad(B_ERRNO, "cpu%d back online: %s", cpu,
+				    strerror(err));
+			else
+				atomic_fetch_add(&ops[OP_CPU_ON], 1);
+		}
+		usleep(20000 + rnd(&s) % 200000);
+	}
+	return NULL;
+}
+
+static void *debugfs_reader(void *arg)
+{
+	char path[512], buf[4096];
+	struct dirent *d;
+	DIR *dir;
+	int fd;
+
+	while (!atomic_load(&stop)) {
+		dir = opendir(DEBUGFS_DIR);
+		if (!dir)
+			return NULL;
+		while ((d = readdir(dir))) {
+			if (d->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), DEBUGFS_DIR "/%s", d->d_name);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			while (read(fd, buf, sizeof(buf)) > 0)
+				;
+			close(fd);
+			atomic_fetch_add(&ops[OP_DEBUGFS], 1);
+		}
+		closedir(dir);
+		usleep(5000);
+	}
+	return NULL;
+}
+
+/* How many one-shots and TIMEOUTs of @f still owe their event. */
+static int owed(struct tfile *f)
+{
+	int i, j, n = 0, open;
+	u64 h;
+
+	for (h = 0; h < f->nrecs; h++) {
+		struct rec *r = f->recs[h];
+
+		n += r && r->state == R_LIVE && !r->ep[r->nep - 1].period;
+	}
+	for (i = 0; i < f->npairs; i++) {
+		open = -f->pairs[i].untimed;
+		for (j = 0; j < f->pairs[i].na; j++)
+			open += !f->pairs[i].a[j].matched;
+		n += open > 0 ? open : 0;
+	}
+	return n;
+}
+
+static void read_all(void)
+{
+	int i;
+
+	for (i = 0; i < NFILES; i++)
+		read_file(&files[i]);
+}
+
+/*
+ * A periodic callout still pending must still fire: its last event (of
+ * its current arming) is at most a period and STALL_NS old.
+ */
+static void check_periodic_alive(struct rec *r)
+{
+	const struct epoch *e = &r->ep[r->nep - 1];
+	u64 now = now_ns(), last = 0;
+
+	if (now < e->after + e->timeout + e->period + STALL_NS)
+		return;
+	if (r->last_ep == r->nep - 1)
+		last = r->last_expires;
+	if (last + e->period + STALL_NS < now) {
+		bad(B_LOST, "periodic %llu stopped firing: last due %llu, now %llu",
+		    r->handle, last, now);
+		dump_rec(r, NULL);
+	}
+}
+
+/* A one-shot that owes its event: say what the kernel thinks of it. */
+static void report_lost(struct tfile *f, struct rec *r)
+{
+	const struct epoch *e = &r->ep[r->nep - 1];
+	u64 h = r->handle, now = now_ns();
+	int ret;
+
+	ret = ioctl(f->fd, CALLOUT_IOC_UNSET, &h);
+	bad(B_LOST, "one-shot %llu never fired: due %llu now %llu, %d epochs %llu events, UNSET %s",
+	    h, e->after + e->timeout, now, r->nep, r->events,
+	    ret ? strerror(errno) : "0 (still pending)");
+	dump_rec(r, NULL);
+}
+
+/*
+ * After the storm: every live periodic callout is still armed; every one-shot
+ * and TIMEOUT delivers its event. Single-threaded from here.
+ */
+static void final_accounting(void)
+{
+	u64 deadline = 0, h;
+	int i, j, n;
+
+	read_all();
+	for (i = 0; i < NFILES; i++) {
+		struct tfile *f = &files[i];
+
+		for (h = 0; h < f->nrecs; h++) {
+			struct rec *r = f->recs[h];
+
+			if (!r || r->state != R_LIVE || !r->ep[r->nep - 1].period)
+				continue;
+			/* Read its events first: UNSET withdraws a queued one. */
+			read_file(f);
+			check_periodic_alive(r);
+			if (ioctl(f->fd, CALLOUT_IOC_UNSET, &h)) {
+				bad(B_LOST, "periodic handle %llu not pending at the end: %s",
+				    h, strerror(errno));
+				continue;
+			}
+			atomic_fetch_add(&ops[OP_UNSET_OK], 1);
+			atomic_fetch_add(&accts[A_PERIODIC_CANCELLED], 1);
+			r->state = R_CANCELLED;
+			r->cancelled_by = now_ns();
+			f->live--;
+		}
+		if (f->last_due > deadline)
+			deadline = f->last_due;
+	}
+	deadline += DRAIN_SLACK_NS;
+	do {
+		read_all();
+		for (n = 0, i = 0; i < NFILES; i++)
+			n += owed(&files[i]);
+		if (n)
+			usleep(2000);
+	} while (n && now_ns() < deadline);
+	usleep(100000);		/* anything twice shows now */
+	read_all();
+
+	for (i = 0; i < NFILES; i++) {
+		struct tfile *f = &files[i];
+
+		for (h = 0; h < f->nrecs; h++) {
+			struct rec *r = f->recs[h];
+
+			if (r && r->state == R_LIVE)
+				report_lost(f, r);
+		}
+		for (j = 0; j < f->npairs; j++) {
+			struct pair *p = &f->pairs[j];
+			int armed = 0, k;
+
+			for (k = 0; k < p->na; k++)
+				armed += p->a[k].before <= p->a[k].after;
+			if (p->events + p->untimed != armed)
+				bad(p->events + p->untimed < armed ?
+				    B_LOST : B_TIMEOUT_BALANCE,
+				    "TIMEOUT arg %llu: %d armed, %d fired, %d untimed",
+				    p->arg, armed, p->events, p->untimed);
+		}
+		for (j = 0; j < f->norphans; j++)
+			bad(B_UNKNOWN, "event of handle %llu (flags %#x arg %llu) not given",
+			    f->orphans[j].ev.handle, f->orphans[j].ev.flags,
+			    f->orphans[j].ev.arg);
+		close(f->fd);
+		free_model(f);
+	}
+}
+
+static void print_table(double secs, int threads)
+{
+	int i;
+
+	printf("# torture: %.1f s, %d workers, %d files, tick %llu ns\n",
+	       secs, threads, NFILES, tick_ns);
+	for (i = 0; i < NR_OPS; i++)
+		printf("#   op   %-34s %10llu\n", op_name[i],
+		       (u64)atomic_load(&ops[i]));
+	for (i = 0; i < NR_ACCTS; i++)
+		printf("#   acct %-34s %10llu\n", acct_name[i],
+		       (u64)atomic_load(&accts[i]));
+	for (i = 0; i < NR_BADS; i++)
+		printf("#   bad  %-34s %10llu\n", bad_name[i],
+		       (u64)atomic_load(&bads[i]));
+	fflush(stdout);
+}
+
+static u64 env_u64(const char *name, u64 def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 0) : def;
+}
+
+FIXTURE(torture) {
+	int dummy;
+};
+
+FIXTURE_SETUP(torture)
+{
+	if (!callout_loaded())
+		SKIP(return, "callout.ko is not loaded");
+}
+
+FIXTURE_TEARDOWN(torture)
+{
+}
+
+/* The harness's alarm is the runner's job: settings, or $TORTURE_SECONDS. */
+TEST_F_TIMEOUT(torture, storm, 24 * 3600)
+{
+	u64 seconds = env_u64("TORTURE_SECONDS", 20);
+	u64 seed = env_u64("TORTURE_SEED", now_ns());
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int threads = env_u64("TORTURE_THREADS", 2 * ncpu);
+	pthread_t tid[256], hp, dbg, rd;
+	struct callout_info info;
+	bool have_hp = false, have_dbg;
+	pthread_rwlockattr_t attr;
+	u64 start, total = 0;
+	char path[64];
+	int i;
+
+	if (_metadata->skip)
+		return;
+	ASSERT_LE(threads, 256);
+	TH_LOG("seed %llu, %llu s, %d workers", seed, seconds, threads);
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr,
+				      PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	for (i = 0; i < NFILES; i++) {
+		pthread_rwlock_init(&files[i].fd_lock, &attr);
+		pthread_mutex_init(&files[i].read_lock, NULL);
+		pthread_mutex_init(&files[i].lock, NULL);
+		files[i].fd = open_dev();
+	}
+	ASSERT_EQ(0, ioctl(files[0].fd, CALLOUT_IOC_INFO, &info));
+	tick_ns = info.tick_ns;
+	ASSERT_LE(TMAX_NS, info.max_timeout_ns);
+
+	for (i = 1; i < (int)ARRAY_SIZE(hotplug_cpus); i++) {
+		snprintf(path, sizeof(path), CPU_SYSFS "/cpu%d/online", i);
+		if (access(path, W_OK) == 0 && read_ull(path) == 1)
+			hotplug_cpus[nr_hotplug++] = i;
+	}
+	if (nr_hotplug) {
+		have_hp = true;
+		ASSERT_EQ(0, pthread_create(&hp, NULL, hotplug,
+					    (void *)(uintptr_t)(seed ^ 0x5a5a)));
+	} else {
+		printf("# hotplug: no CPU can go offline here, that part skipped\n");
+	}
+	have_dbg = access(DEBUGFS_DIR, R_OK) == 0;
+	if (!have_dbg)
+		printf("# debugfs: no %s, that part skipped\n", DEBUGFS_DIR);
+	else
+		ASSERT_EQ(0, pthread_create(&dbg, NULL, debugfs_reader, NULL));
+	ASSERT_EQ(0, pthread_create(&rd, NULL, reader, NULL));
+
+	start = now_ns();
+	for (i = 0; i < threads; i++)
+		ASSERT_EQ(0, pthread_create(&tid[i], NULL, worker,
+					    (void *)(uintptr_t)(seed + 977 * (i + 1))));
+	sleep(seconds);
+	atomic_store(&stop, true);
+	for (i = 0; i < threads; i++)
+		pthread_join(tid[i], NULL);
+	pthread_join(rd, NULL);
+	if (have_hp)
+		pthread_join(hp, NULL);
+	if (have_dbg)
+		pthread_join(dbg, NULL);
+	for (i = 0; i < nr_hotplug; i++)
+		EXPECT_EQ(0, cpu_online(hotplug_cpus[i], true));
+
+	final_accounting();
+	print_table((now_ns() - start) / 1e9, threads);
+	for (i = 0; i < NR_BADS; i++)
+		total += atomic_load(&bads[i]);
+	EXPECT_EQ(0, total) {
+		TH_LOG("%llu discrepancies (seed %llu)", total, seed);
+	}
+	EXPECT_LT(0, atomic_load(&accts[A_EVENTS]));
+	EXPECT_LT(0, atomic_load(&ops[OP_UNSET_OK]));
+}
+
+TEST_HARNESS_MAIN
