@@ -659,8 +659,8 @@ static int bench_hrtimer(struct bench_args *a)
 	if (!hs)
 		goto free_keys;
 	for (i = 0; i <= a->n; i++) {
-		hrtimer_init(&hs[i], CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-		hs[i].function = bench_hrtimer_fn;
+		hrtimer_setup(&hs[i], bench_hrtimer_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL);
 	}
 
 	start = ktime_get_ns();

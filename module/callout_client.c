@@ -43,7 +43,9 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
-MODULE_IMPORT_NS(CALLOUT);
+#include "compat.h"
+
+MODULE_IMPORT_NS(CALLOUT_NS);
 
 #define RUN_BUDGET	1024	/* CALLOUT_RUN_BUDGET of core.c */
 

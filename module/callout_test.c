@@ -26,9 +26,10 @@
 #include <linux/rwsem.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "kselftest_module.h"
 
-MODULE_IMPORT_NS(CALLOUT);
+MODULE_IMPORT_NS(CALLOUT_NS);
 
 KSTM_MODULE_GLOBALS();
 

@@ -57,7 +57,7 @@ u64 callout_tick_ns(void)
 {
 	return callout_tick_ns_param;
 }
-EXPORT_SYMBOL_NS_GPL(callout_tick_ns, CALLOUT);
+EXPORT_SYMBOL_NS_GPL(callout_tick_ns, CALLOUT_NS);
 
 /*
  * The longest timeout any caller may ask for: now + timeout must not wrap,
@@ -201,7 +201,7 @@ void callout_init(struct callout *c)
 	c->arg = NULL;
 	c->base = raw_cpu_ptr(callout_bases);
 }
-EXPORT_SYMBOL_NS_GPL(callout_init, CALLOUT);
+EXPORT_SYMBOL_NS_GPL(callout_init, CALLOUT_NS);
 
 /*
  * callout_set_ns() - arm @c to run @func(@arg) at @expires_ns (CLOCK_MONOTONIC)
@@ -277,7 +277,7 @@ int callout_set(struct callout *c, unsigned long ticks, callout_func_t func,
 	return callout_set_ns(c, callout_now_ns() + ticks * callout_tick_ns_param,
 			      func, arg);
 }
-EXPORT_SYMBOL_NS_GPL(callout_set, CALLOUT);
+EXPORT_SYMBOL_NS_GPL(callout_set, CALLOUT_NS);
 
 /**
  * callout_unset() - cancel a callout (unsetcallout)
@@ -304,7 +304,7 @@ int callout_unset(struct callout *c)
 	spin_unlock_irqrestore(&base->lock, flags);
 	return was;
 }
-EXPORT_SYMBOL_NS_GPL(callout_unset, CALLOUT);
+EXPORT_SYMBOL_NS_GPL(callout_unset, CALLOUT_NS);
 
 /**
  * callout_unset_sync() - cancel a callout and wait for its func to finish
@@ -348,7 +348,7 @@ int callout_unset_sync(struct callout *c)
 		spin_unlock_bh(&base->expiry_lock);
 	}
 }
-EXPORT_SYMBOL_NS_GPL(callout_unset_sync, CALLOUT);
+EXPORT_SYMBOL_NS_GPL(callout_unset_sync, CALLOUT_NS);
 
 /**
  * callout_pending() - is a callout armed and its func not yet started?
@@ -362,7 +362,7 @@ bool callout_pending(const struct callout *c)
 {
 	return READ_ONCE(c->entry.flags) & (TW_PENDING | CALLOUT_EXPIRING);
 }
-EXPORT_SYMBOL_NS_GPL(callout_pending, CALLOUT);
+EXPORT_SYMBOL_NS_GPL(callout_pending, CALLOUT_NS);
 
 static void note_lateness(struct callout_base *base, u64 late_ns)
 {
@@ -643,7 +643,7 @@ free:
 	call_rcu(&to->rcu, callout_to_free_rcu);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(callout_timeout, CALLOUT);
+EXPORT_SYMBOL_NS_GPL(callout_timeout, CALLOUT_NS);
 
 /**
  * callout_untimeout() - the old interface: cancel one pending @func(@arg)
@@ -684,7 +684,7 @@ int callout_untimeout(callout_func_t func, void *arg)
 	call_rcu(&found->rcu, callout_to_free_rcu);
 	return 1;
 }
-EXPORT_SYMBOL_NS_GPL(callout_untimeout, CALLOUT);
+EXPORT_SYMBOL_NS_GPL(callout_untimeout, CALLOUT_NS);
 
 static void callout_base_exit(struct callout_base *base)
 {
@@ -725,9 +725,8 @@ int callout_core_init(void)
 		spin_lock_init(&base->lock);
 		spin_lock_init(&base->expiry_lock);
 		INIT_LIST_HEAD(&base->expired);
-		hrtimer_init(&base->timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_ABS_PINNED_SOFT);
-		base->timer.function = callout_tick;
+		hrtimer_setup(&base->timer, callout_tick, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_ABS_PINNED_SOFT);
 		base->timer_tick = TW_NEVER;
 		base->cpu = cpu;
 		ret = tw_init(&base->wheel, callout_ops, &geo, now);

@@ -12,6 +12,8 @@
 #include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
 
+#include "compat.h"
+
 /* Owner bits of callout.entry.flags, under the base lock */
 #define CALLOUT_EXPIRING	0x100u	/* collected, func not yet started */
 

@@ -5,7 +5,9 @@
  * A callout is a one-shot timer measured in ticks of the module's tick_ns,
  * kept on a per-CPU timing wheel (Varghese & Lauck) that an hrtimer advances.
  * Setting and cancelling cost O(1) whatever the number pending. Symbols are
- * exported GPL in the CALLOUT namespace: MODULE_IMPORT_NS(CALLOUT).
+ * exported GPL in the CALLOUT namespace: MODULE_IMPORT_NS(CALLOUT) before
+ * 6.13, MODULE_IMPORT_NS("CALLOUT") from 6.13 (module/compat.h's CALLOUT_NS
+ * picks the spelling).
  */
 #ifndef _LINUX_CALLOUT_H
 #define _LINUX_CALLOUT_H

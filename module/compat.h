@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat.h - kernel API drift from 6.1 to 6.18, in one place.
+ *
+ * The code is written against the newest API; this header supplies it on
+ * older kernels. Each choice is a feature probe: #ifdef for what the kernel
+ * defines as a macro; for the rest a grep of the kernel's headers done by
+ * Kbuild, which passes -DCALLOUT_<NAME>. No LINUX_VERSION_CODE: a probe
+ * also gets stable backports right (timer_delete() is in 6.1.y).
+ *
+ *   API                      6.1      6.12     mainline          here
+ *   hrtimer_setup()          -        -        6.13              probed
+ *   hrtimer_init()           yes      yes      gone in 6.15      not used
+ *   timer_delete[_sync]()    6.1.y    yes      del_timer* gone   probed
+ *   timer_container_of()     -        -        6.16              #ifdef
+ *   from_timer()             yes      yes      gone in 6.16      not used
+ *   symbol namespace         token    token    string in 6.13    probed
+ *   debugfs_create_file()    a call   a call   _Generic in 6.13  see below
+ *   no_llseek                NULL     gone     gone              not used
+ *
+ * debugfs_create_file() needs nothing here as long as it is called with a
+ * const struct file_operations * (never a bare NULL, never through a
+ * function pointer): from 6.13 it is a _Generic macro on that argument.
+ * .llseek is noop_llseek or default_llseek, never no_llseek.
+ */
+#ifndef CALLOUT_COMPAT_H
+#define CALLOUT_COMPAT_H
+
+#include <linux/hrtimer.h>
+#include <linux/timer.h>
+
+#ifndef CALLOUT_HAVE_HRTIMER_SETUP
+static inline void hrtimer_setup(struct hrtimer *timer,
+				 enum hrtimer_restart (*function)(struct hrtimer *),
+				 clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+}
+#endif
+
+#ifndef CALLOUT_HAVE_TIMER_DELETE
+static inline int timer_delete(struct timer_list *timer)
+{
+	return del_timer(timer);
+}
+
+static inline int timer_delete_sync(struct timer_list *timer)
+{
+	return del_timer_sync(timer);
+}
+#endif
+
+#ifndef timer_container_of
+#define timer_container_of(var, callback_timer, timer_fieldname) \
+	from_timer(var, callback_timer, timer_fieldname)
+#endif
+
+/*
+ * The symbol namespace of the exported API, for EXPORT_SYMBOL_NS_GPL() and
+ * MODULE_IMPORT_NS(): a bare token that the kernel stringifies before 6.13,
+ * a string literal from 6.13 on.
+ */
+#ifdef CALLOUT_NS_STRINGIFIED
+#define CALLOUT_NS CALLOUT
+#else
+#define CALLOUT_NS "CALLOUT"
+#endif
+
+#endif /* CALLOUT_COMPAT_H */
