@@ -37,6 +37,9 @@
 
 #include "internal.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 #define CALLOUT_RUN_BUDGET	1024
 
 struct callout_base __percpu *callout_bases;
@@ -245,6 +248,10 @@ again:
 	c->func = func;
 	c->arg = arg;
 	ret = __enqueue(base, c, ns_to_tick_up(expires_ns));
+	if (!ret && trace_callout_set_enabled())
+		trace_callout_set(c, func, base->cpu,
+				  c->entry.expires * callout_tick_ns_param,
+				  callout_now_ns());
 	spin_unlock_irqrestore(&base->lock, flags);
 	return ret ? ret : was;
 }
@@ -301,6 +308,7 @@ int callout_unset(struct callout *c)
 	was = __detach(base, c);
 	if (was)
 		base->stats.unset++;
+	trace_callout_unset(c, c->func, base->cpu, was);
 	spin_unlock_irqrestore(&base->lock, flags);
 	return was;
 }
@@ -330,16 +338,18 @@ int callout_unset_sync(struct callout *c)
 {
 	struct callout_base *base;
 	unsigned long flags;
-	bool running;
+	bool running, was;
 	int ret = 0;
 
 	might_sleep();
 	for (;;) {
 		base = lock_base(c, &flags);
-		if (__detach(base, c)) {
+		was = __detach(base, c);
+		if (was) {
 			base->stats.unset++;
 			ret = 1;
 		}
+		trace_callout_unset(c, c->func, base->cpu, was);
 		running = base->running == c;
 		spin_unlock_irqrestore(&base->lock, flags);
 		if (!running)
@@ -390,6 +400,7 @@ static void run_callout(struct callout_base *base, struct callout *c,
 	count = preempt_count();
 
 	start = ktime_get_ns();
+	trace_callout_expire(c, func, base->cpu, due, start);
 	func(arg);
 	took = ktime_get_ns() - start;
 
@@ -413,12 +424,17 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 	u64 now = div64_u64(now_ns, callout_tick_ns_param);
 	unsigned int budget = CALLOUT_RUN_BUDGET;
 	struct callout *c;
-	u64 next;
+	u64 next, examined, migrations, expired;
+	bool deferred;
 
 	spin_lock_bh(&base->expiry_lock);
 	spin_lock_irq(&base->lock);
 	base->timer_tick = TW_NEVER;
 	base->stats.ticks_run++;
+	/* For the tracepoint: what this run adds to the counters. */
+	examined = base->wheel.stats.examined;
+	migrations = base->wheel.stats.migrations;
+	expired = base->stats.expired;
 	__catch_up(base, now);
 
 	while (!list_empty(&base->expired) && budget--) {
@@ -433,7 +449,8 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 		spin_lock_irq(&base->lock);
 	}
 
-	if (!list_empty(&base->expired)) {
+	deferred = !list_empty(&base->expired);
+	if (deferred) {
 		/* Over budget: the rest in a new softirq run. */
 		base->stats.deferred++;
 		__arm_soon(base);
@@ -442,6 +459,10 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 		if (next != TW_NEVER)
 			__arm_base(base, next);
 	}
+	trace_callout_tick(base->cpu, now,
+			   base->wheel.stats.examined - examined,
+			   base->wheel.stats.migrations - migrations,
+			   base->stats.expired - expired, deferred);
 	spin_unlock_irq(&base->lock);
 	spin_unlock_bh(&base->expiry_lock);
 	return HRTIMER_NORESTART;

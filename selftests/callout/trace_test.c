@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace_test - the callout tracepoints through /sys/kernel/tracing: armed
+ * callouts show up as callout_set, cancelled ones as callout_unset, the rest
+ * as callout_expire with their lateness, and each hrtimer run as
+ * callout_tick; with the events disabled, nothing is recorded.
+ *
+ * The fields are checked against what the device says: every expiry read
+ * from /dev/callout has one callout_expire, filed at the tick boundary at or
+ * after the time asked for, no later than the expiry itself; the expired
+ * counts of callout_tick add up to the callout_expire events.
+ */
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+
+#include "kselftest_harness.h"
+#include "callout_test.h"
+
+#define TRACING		"/sys/kernel/tracing"
+#define EVENTS		TRACING "/events/callout"
+#define NR_CALLOUTS	32	/* even ones expire, odd ones are cancelled */
+/* A sane lateness under TCG on a busy host: far above any seen, far below a bug. */
+#define LATE_MAX_NS	(5ULL * 1000 * 1000 * 1000)
+
+/* Write @val to the tracefs file @path: 0 or -errno. */
+static int tracefs_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -EIO;
+}
+
+/* What one of our callouts left in the trace. */
+struct traced {
+	unsigned long long expires_ns;	/* callout_set: the tick boundary */
+	int sets, unsets_pending, expires;
+	unsigned long long late_ns;
+};
+
+/* The trace, parsed: our callouts in the order they were set, and totals. */
+struct trace_summary {
+	struct traced c[NR_CALLOUTS];
+	int nr_set;			/* callout_set events of uc_fire */
+	int expire_events;		/* callout_expire, every func */
+	int stray;			/* events of uc_fire we cannot place */
+	int ticks;			/* callout_tick events */
+	unsigned long long tick_expired, tick_examined, tick_migrations;
+	unsigned int max_cpu;
+	int lines;			/* every callout event */
+};
+
+static struct traced *find_expires(struct trace_summary *s,
+				   unsigned long long expires_ns)
+{
+	int i;
+
+	for (i = 0; i < s->nr_set; i++)
+		if (s->c[i].expires_ns == expires_ns)
+			return &s->c[i];
+	return NULL;
+}
+
+/* The value of " @key=" in @p, a number; false if there is none. */
+static bool field(const char *p, const char *key, unsigned long long *val)
+{
+	char pat[32];
+	const char *q;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	q = strstr(p, pat);
+	return q && sscanf(q + strlen(pat), "%llu", val) == 1;
+}
+
+/* Is @p's func= our device's expiry function (%ps may add " [callout]")? */
+static bool ours(const char *p)
+{
+	const char *q = strstr(p, " func=");
+
+	return q && !strncmp(q + 6, "uc_fire", 7) &&
+	       (q[13] == ' ' || q[13] == '\n');
+}
+
+/* Parse TRACING/trace. Return: 0, or -errno if it cannot be read. */
+static int read_trace(struct trace_summary *s)
+{
+	unsigned long long cpu, a, b, c, d;
+	struct traced *t;
+	char line[512];
+	int i;
+	FILE *fp;
+	char *p;
+
+	memset(s, 0, sizeof(*s));
+	fp = fopen(TRACING "/trace", "re");
+	if (!fp)
+		return -errno;
+	while (fgets(line, sizeof(line), fp)) {
+		if (line[0] == '#')
+			continue;
+		p = strstr(line, ": callout_");
+		if (!p)
+			continue;
+		s->lines++;
+		p += 2;
+		if (!field(p, "cpu", &cpu)) {
+			s->stray++;
+			continue;
+		}
+		s->max_cpu = cpu > s->max_cpu ? cpu : s->max_cpu;
+		if (!strncmp(p, "callout_set: ", 13) &&
+		    field(p, "expires_ns", &a) && field(p, "timeout_ns", &b)) {
+			if (!ours(p))
+				continue;
+			if (s->nr_set == NR_CALLOUTS) {
+				s->stray++;
+				continue;
+			}
+			s->c[s->nr_set].expires_ns = a;
+			s->c[s->nr_set++].sets++;
+		} else if (!strncmp(p, "callout_unset: ", 15) &&
+			   field(p, "pending", &a)) {
+			/* Which one is not in the event: the odd ones, in order. */
+			if (!ours(p) || !a)
+				continue;
+			for (i = 1; i < NR_CALLOUTS; i += 2)
+				if (!s->c[i].unsets_pending)
+					break;
+			if (i < NR_CALLOUTS)
+				s->c[i].unsets_pending++;
+			else
+				s->stray++;
+		} else if (!strncmp(p, "callout_expire: ", 16) &&
+			   field(p, "expires_ns", &a) && field(p, "late_ns", &b)) {
+			s->expire_events++;
+			if (!ours(p))
+				continue;
+			t = find_expires(s, a);
+			if (!t) {
+				s->stray++;
+				continue;
+			}
+			t->expires++;
+			t->late_ns = b;
+		} else if (!strncmp(p, "callout_tick: ", 14) &&
+			   field(p, "tick", &a) && field(p, "examined", &b) &&
+			   field(p, "migrations", &c) && field(p, "expired", &d)) {
+			s->ticks++;
+			s->tick_examined += b;
+			s->tick_migrations += c;
+			s->tick_expired += d;
+		} else {
+			s->stray++;
+		}
+	}
+	fclose(fp);
+	return 0;
+}
+
+FIXTURE(trace) {
+	int fd;
+	struct callout_info info;
+	bool enabled;
+};
+
+FIXTURE_SETUP(trace)
+{
+	self->fd = -1;
+	self->enabled = false;
+	if (geteuid() != 0)
+		SKIP(return, "needs root for tracefs");
+	if (!callout_loaded())
+		SKIP(return, "callout.ko is not loaded");
+	if (access(TRACING "/events", F_OK) &&
+	    mount("tracefs", TRACING, "tracefs", 0, NULL))
+		SKIP(return, "no tracefs at %s: %s", TRACING, strerror(errno));
+
+	/* The module is loaded: from here on, a missing event is a bug. */
+	ASSERT_EQ(0, access(EVENTS "/callout_set/enable", W_OK)) {
+		TH_LOG("%s: %s", EVENTS "/callout_set/enable", strerror(errno));
+	}
+	ASSERT_EQ(0, tracefs_write(TRACING "/tracing_on", "1"));
+	ASSERT_EQ(0, tracefs_write(TRACING "/trace", ""));
+	ASSERT_EQ(0, tracefs_write(EVENTS "/enable", "1"));
+	self->enabled = true;
+
+	self->fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) {
+		TH_LOG("open %s: %s", CALLOUT_DEV, strerror(errno));
+	}
+	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_INFO, &self->info));
+}
+
+FIXTURE_TEARDOWN(trace)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->enabled) {
+		tracefs_write(EVENTS "/enable", "0");
+		tracefs_write(TRACING "/trace", "");
+	}
+}
+
+TEST_F(trace, set_unset_expire_tick)
+{
+	unsigned long long tick = self->info.tick_ns, late_max = 0;
+	struct callout_event ev, events[NR_CALLOUTS];
+	struct callout_set set[NR_CALLOUTS];
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	struct trace_summary s;
+	int i, n = 0;
+	struct traced *t;
+
+	if (_metadata->skip)
+		return;
+
+	/* Due 3 ticks apart, so each is filed at a tick of its own. */
+	for (i = 0; i < NR_CALLOUTS; i++) {
+		memset(&set[i], 0, sizeof(set[i]));
+		set[i].timeout_ns = (unsigned long long)(i + 1) * 3 * tick +
+				    tick / 2;
+		set[i].cookie = i;
+		ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_SET, &set[i])) {
+			TH_LOG("CALLOUT_IOC_SET %d: %s", i, strerror(errno));
+		}
+	}
+	for (i = 1; i < NR_CALLOUTS; i += 2)
+		ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_UNSET, &set[i].handle));
+	while (n < NR_CALLOUTS / 2) {
+		ASSERT_EQ(1, poll(&pfd, 1, 10000)) {
+			TH_LOG("%d of %d expiries after 10 s", n, NR_CALLOUTS / 2);
+		}
+		ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
+		ASSERT_EQ(0, ev.cookie % 2);
+		events[ev.cookie] = ev;
+		n++;
+	}
+	/* The last run's callout_tick comes after its funcs: wait for it. */
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(0, read_trace(&s));
+		if (s.tick_expired >= (unsigned long long)s.expire_events)
+			break;
+		usleep(10000);
+	}
+	ASSERT_EQ(0, tracefs_write(EVENTS "/enable", "0"));
+	ASSERT_EQ(0, read_trace(&s));
+
+	TH_LOG("%d events: %d set, %d expire, %d ticks (examined %llu, expired %llu, migr. %llu)",
+	       s.lines, s.nr_set, s.expire_events, s.ticks, s.tick_examined,
+	       s.tick_expired, s.tick_migrations);
+	EXPECT_EQ(0, s.stray);
+	ASSERT_EQ(NR_CALLOUTS, s.nr_set);
+	for (i = 0; i < NR_CALLOUTS; i++) {
+		t = &s.c[i];
+		if (i % 2) {
+			EXPECT_EQ(1, t->unsets_pending) {
+				TH_LOG("callout %d: %d callout_unset pending=1",
+				       i, t->unsets_pending);
+			}
+			EXPECT_EQ(0, t->expires) {
+				TH_LOG("callout %d was cancelled but expired", i);
+			}
+			continue;
+		}
+		ev = events[i];
+		ASSERT_EQ(1, t->expires) {
+			TH_LOG("callout %d: %d callout_expire", i, t->expires);
+		}
+		/* Filed at the first tick boundary at or after the time asked. */
+		EXPECT_LE(ev.expires_ns, t->expires_ns);
+		EXPECT_GT(ev.expires_ns + tick, t->expires_ns);
+		EXPECT_EQ(0, t->expires_ns % tick);
+		/* Lateness: measured before the func, which took fired_ns. */
+		EXPECT_LE(t->expires_ns + t->late_ns, ev.fired_ns) {
+			TH_LOG("callout %d: due %llu + late %llu > fired %llu",
+			       i, t->expires_ns, t->late_ns,
+			       (unsigned long long)ev.fired_ns);
+		}
+		EXPECT_GT(LATE_MAX_NS, t->late_ns);
+		late_max = t->late_ns > late_max ? t->late_ns : late_max;
+	}
+	TH_LOG("largest lateness %llu ns", late_max);
+
+	/* Every func ran in a tick that counted it. */
+	EXPECT_LE(1, s.ticks);
+	EXPECT_EQ((unsigned long long)s.expire_events, s.tick_expired);
+	EXPECT_GT(self->info.nr_cpus, s.max_cpu);
+	if (self->info.scheme != CALLOUT_SCHEME_HIERARCHICAL)
+		EXPECT_EQ(0, s.tick_migrations);
+}
+
+/* Disabled, the events record nothing. */
+TEST_F(trace, disabled_records_nothing)
+{
+	struct callout_set set = { .timeout_ns = self->info.tick_ns };
+	struct callout_event ev;
+	struct trace_summary s;
+
+	if (_metadata->skip)
+		return;
+
+	ASSERT_EQ(0, tracefs_write(EVENTS "/enable", "0"));
+	ASSERT_EQ(0, tracefs_write(TRACING "/trace", ""));
+	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_SET, &set));
+	ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
+	set.timeout_ns = 1000000000;
+	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_SET, &set));
+	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_UNSET, &set.handle));
+	ASSERT_EQ(0, read_trace(&s));
+	EXPECT_EQ(0, s.lines);
+}
+
+TEST_HARNESS_MAIN
