@@ -17,6 +17,11 @@
 #                                           of Debian's linux-headers-amd64
 #                                           (else the newest generic -amd64
 #                                           headers; never -rt or -cloud)
+#        scripts/deps.sh --print-matrix     print the kernels of make
+#                                           check-matrix, one a line: the
+#                                           default, then the newest 6.12
+#                                           generic and 6.12 -rt (installed,
+#                                           else the newest apt knows)
 #
 # CALLOUT_CACHE (default: <top>/.cache) is where the kernel images and the
 # files from linux-source go.
@@ -27,7 +32,7 @@ cache=${CALLOUT_CACHE:-$top/.cache}
 
 need_pkgs=(qemu-system-x86 busybox-static cpio sparse xz-utils kmod rsync
 	   linux-headers-amd64 linux-source-6.1 make gcc libc6-dev
-	   valgrind clang libclang-rt-14-dev gnuplot-nox shellcheck)
+	   valgrind clang libclang-rt-14-dev gnuplot-nox shellcheck dkms)
 
 # What we take from linux-source-6.1. Changing this list makes the next run
 # extract again: the stamp holds a hash of the list.
@@ -82,6 +87,32 @@ newest_headers() {
 	done | sort -V | tail -n 1
 }
 
+# matrix_kver FLAVOUR: the newest installed 6.12 kernel of FLAVOUR (amd64,
+# rt-amd64), else the newest apt knows of.
+matrix_kver() {
+	local k
+	k=$(for d in /usr/src/linux-headers-6.12.*; do
+		[ -d "$d" ] && echo "${d#/usr/src/linux-headers-}"
+	done | flavour "$1")
+	[ -n "$k" ] || k=$(apt-cache pkgnames linux-headers-6.12. 2>/dev/null |
+		sed 's/^linux-headers-//' | flavour "$1")
+	echo "$k"
+}
+
+# flavour FLAVOUR: of the kernel versions on stdin, the newest of FLAVOUR.
+flavour() {
+	local k f
+	while read -r k; do
+		case $k in
+		*-rt-amd64) f=rt-amd64 ;;
+		*-cloud-amd64) f=cloud-amd64 ;;
+		*-amd64) f=amd64 ;;
+		*) continue ;;
+		esac
+		if [ "$f" = "$1" ]; then echo "$k"; fi
+	done | sort -V | tail -n 1
+}
+
 # A kernel built from source brings its tree: $cache/kernels/KVER/build.
 have_headers() {
 	[ -d "/usr/src/linux-headers-$1" ] || [ -d "$cache/kernels/$1/build" ]
@@ -93,7 +124,8 @@ for arg in "$@"; do
 	case $arg in
 	--check) check=1 ;;
 	--print-kver) newest_headers; exit 0 ;;
-	-h|--help) sed -n '3,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--print-matrix) newest_headers; matrix_kver amd64; matrix_kver rt-amd64; exit 0 ;;
+	-h|--help) sed -n '3,26s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) echo "deps: unknown option $arg" >&2; exit 2 ;;
 	*) kvers+=("$arg") ;;
 	esac
