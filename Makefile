@@ -8,6 +8,8 @@
 #                                Debian's linux-headers-amd64, not -rt or
 #                                -cloud, never uname -r)
 #   make check                   every test; ends with "N passed, N failed"
+#   make check-matrix            make check on 6.1, 6.12 and 6.12-rt
+#   make dkms-check              dkms add/build/install on 6.1 and 6.12
 #   make demo / make shell       the VM, scripted / interactive
 
 CALLOUT_CACHE ?= $(CURDIR)/.cache
@@ -36,7 +38,8 @@ SELFTEST_DIRS := $(patsubst %/Makefile,%,$(wildcard selftests/*/Makefile))
 KSFT_SRC = $(CALLOUT_CACHE)/linux-source-6.1/tools/testing/selftests
 KSFT_INSTALL := $(CURDIR)/build/kselftest
 
-.PHONY: all modules selftests tools bench bench-core clean deps check demo shell vm lint help
+.PHONY: all modules selftests tools bench bench-core clean deps check check-matrix \
+	dkms-check demo shell vm lint help
 
 all: modules
 
@@ -67,6 +70,25 @@ deps:
 
 check:
 	$(if $(user_kver),KVER=$(user_kver)) scripts/check.sh
+
+# make check on every kernel of `scripts/deps.sh --print-matrix` (the
+# default 6.1, 6.12, 6.12-rt), tools/core only on the first; one summary
+# line per kernel at the end, and the status of the worst.
+check-matrix:
+	@mkdir -p build; rc=0; core=1; : >build/check-matrix.txt; \
+	for k in $$($(DEPS) --print-matrix); do \
+		echo "## make check KVER=$$k"; \
+		{ CHECK_CORE=$$core KVER=$$k scripts/check.sh; echo $$? >build/check-matrix.rc; } | \
+			tee build/check-matrix.log; \
+		[ "$$(cat build/check-matrix.rc)" = 0 ] || rc=1; core=0; \
+		echo "$$k: $$(tail -n 1 build/check-matrix.log)" >>build/check-matrix.txt; \
+	done; \
+	echo "## check-matrix"; cat build/check-matrix.txt; exit $$rc
+
+# DKMS in throwaway trees, then the installed module in the VM.
+DKMS_KVERS ?=
+dkms-check:
+	scripts/dkms-check.sh $(DKMS_KVERS)
 
 # The user-space programs of tools/ (callout-demo, ...), in build/tools/.
 tools:
@@ -119,6 +141,6 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,12s/^# \{0,1\}//p' Makefile
+	@sed -n '3,14s/^# \{0,1\}//p' Makefile
 	@echo 'Other targets: modules selftests tools bench bench-core deps vm CMD=... lint clean'
 	@echo 'Variables: KVER=<kver> PARAMS="k=v ..." CHECK_PARAMS="set1;set2"'

@@ -17,6 +17,8 @@
 #   CHECK_PARAMS       module parameter sets for the VM suite, separated by
 #                      ';', one boot each; '' is the module's defaults.
 #                      e.g. CHECK_PARAMS='scheme=hashed;scheme=hierarchical'
+#   CHECK_CORE         0 skips tools/core, which does not depend on the
+#                      kernel (make check-matrix runs it once)
 #   CHECK_VM_SELFTEST  0 skips the two boots that prove vm.sh notices a
 #                      failing command and a kernel WARNING (default 1)
 #   KVER               the kernel to build for and boot (default: deps.sh --print-kver)
@@ -246,7 +248,7 @@ main() {
 	step self self_suite || true
 	account "check scripts" "$logs/self.log"
 
-	if [ -f tools/core/Makefile ]; then
+	if [ -f tools/core/Makefile ] && [ "${CHECK_CORE:-1}" != 0 ]; then
 		rc=0
 		step core make --no-print-directory -C tools/core check || rc=$?
 		account "tools/core" "$logs/core.log" \
