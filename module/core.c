@@ -494,7 +494,13 @@ static int callout_cpu_dead(unsigned int cpu)
 	spin_unlock_irq(&old->lock);
 	hrtimer_cancel(&old->timer);
 
-	new = get_cpu_ptr(callout_bases);
+	/*
+	 * Stay on this CPU while its base takes them (the hrtimer is pinned
+	 * to the CPU that arms it), with preemption on: on PREEMPT_RT the
+	 * base locks sleep, which get_cpu_ptr() would forbid.
+	 */
+	migrate_disable();
+	new = this_cpu_ptr(callout_bases);
 	spin_lock_irq(&new->lock);
 	spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
 	old->timer_tick = TW_NEVER;
@@ -513,7 +519,7 @@ static int callout_cpu_dead(unsigned int cpu)
 	}
 	spin_unlock(&old->lock);
 	spin_unlock_irq(&new->lock);
-	put_cpu_ptr(callout_bases);
+	migrate_enable();
 	if (moved)
 		pr_info("cpu%u offline: moved %llu callouts to cpu%u\n",
 			cpu, moved, new->cpu);
