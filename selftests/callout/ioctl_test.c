@@ -443,8 +443,12 @@ TEST_F(dev, read_many_epoll)
 			total++;
 		}
 	}
-	for (i = 0; i < N; i++)
-		EXPECT_EQ(1, got[i]) TH_LOG("cookie %d delivered %d times", i, got[i]);
+	for (i = 0, n = 0; i < N; i++) {
+		if (got[i] != 1)
+			TH_LOG("cookie %d delivered %d times", i, got[i]);
+		n += got[i] != 1;
+	}
+	EXPECT_EQ(0, n);
 	EXPECT_EQ(0, epoll_wait(ep, &ee, 1, 50));
 	close(ep);
 }
