@@ -10,6 +10,9 @@
 #                     [--params 'k=v ...'] -- CMD [ARG]...
 #   scripts/vm.sh shell [same options, no CMD]
 #
+# --kernel debug: the KASAN/lockdep/kmemleak kernel of debug-kernel.sh
+# (built first if it is not cached: 7-10 minutes).
+#
 # run:   insmod callout.ko with --params, run CMD (no shell in between: use
 #        `sh -c '...'` for pipes), rmmod callout, power off. The serial
 #        console streams to stdout. Exit status: CMD's, or
@@ -45,7 +48,7 @@ die() {
 }
 
 usage() {
-	sed -n '4,38s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	sed -n '4,41s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 	exit "${1:-0}"
 }
 
@@ -331,6 +334,11 @@ main() {
 		die "shell takes no CMD"
 	fi
 
+	# The debug kernel of scripts/debug-kernel.sh, built if it is not yet.
+	if [ "$kver" = debug ]; then
+		kver=$(cat "$("$top/scripts/debug-kernel.sh")/release") ||
+			die "no debug kernel (scripts/debug-kernel.sh failed)"
+	fi
 	"$top/scripts/deps.sh" --check ${kver:+"$kver"} ||
 		"$top/scripts/deps.sh" ${kver:+"$kver"} >&2
 	[ -n "$kver" ] || kver=$("$top/scripts/deps.sh" --print-kver)

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# debug-kernel.sh - build (once per machine) the QEMU-only debug kernel that
+# `scripts/vm.sh --kernel debug` boots: Debian's linux-source-6.1 from
+# tinyconfig plus the fragment below, with KASAN (generic, inline), lockdep
+# (PROVE_LOCKING), DEBUG_ATOMIC_SLEEP, debug objects for timers and hrtimers,
+# kmemleak, UBSAN and DEBUG_LIST.
+#
+# Usage: scripts/debug-kernel.sh            build it unless it is cached;
+#                                           print its directory
+#        scripts/debug-kernel.sh --dir      print the directory it has (or
+#                                           would have); build nothing
+#        scripts/debug-kernel.sh --check    exit 0 if it is built
+#        scripts/debug-kernel.sh --config   print the config fragment
+#
+# The kernel lives in $CALLOUT_CACHE/kernels/debug-<hash>/: vmlinuz, release
+# (its `uname -r`, 6.1.<sublevel>-debug-<hash>) and build/ (the whole tree,
+# for building modules with M=). <hash> covers the fragment, the
+# linux-source package version and the compiler, so changing any of them
+# builds a new kernel and a cached one is never stale. The symbolic link
+# kernels/<release> -> debug-<hash> makes it a KVER like Debian's for the
+# Makefile, deps.sh and vm.sh: `make KVER=$(cat .../release)` builds
+# callout.ko against its tree (the vermagic differs from Debian's). The build takes about 7-10 minutes on 2 cores (`nice make
+# -j2`); set CALLOUT_DEBUG_JOBS to change -j.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache=${CALLOUT_CACHE:-$top/.cache}
+tarball=/usr/src/linux-source-6.1.tar.xz
+
+# What the debug kernel is, on top of tinyconfig. tinyconfig is allnoconfig
+# plus a few tiny choices, so everything the VM and the tests use is named
+# here: a 64-bit SMP kernel with ACPI and PCI (without ACPI only one CPU
+# comes up), CPU hotplug, the serial console, an initramfs, devtmpfs,
+# debugfs, modules, the syscalls the selftests use (futex, POSIX timers,
+# timerfd, epoll...), users and cgroups. tinyconfig's SLOB, -Os and xz are
+# replaced (KASAN needs SLUB; -O2 and gzip build faster).
+fragment() {
+	cat <<'EOF'
+CONFIG_64BIT=y
+CONFIG_SMP=y
+CONFIG_NR_CPUS=8
+CONFIG_HOTPLUG_CPU=y
+CONFIG_ACPI=y
+CONFIG_PCI=y
+CONFIG_PREEMPT=y
+CONFIG_HZ_250=y
+CONFIG_HIGH_RES_TIMERS=y
+CONFIG_NO_HZ_IDLE=y
+CONFIG_NO_HZ=y
+CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE=y
+CONFIG_KERNEL_GZIP=y
+CONFIG_SLUB=y
+CONFIG_SLUB_DEBUG=y
+CONFIG_PRINTK=y
+CONFIG_PRINTK_TIME=y
+CONFIG_BUG=y
+CONFIG_KALLSYMS=y
+CONFIG_MULTIUSER=y
+CONFIG_FUTEX=y
+CONFIG_POSIX_TIMERS=y
+CONFIG_EPOLL=y
+CONFIG_SIGNALFD=y
+CONFIG_TIMERFD=y
+CONFIG_EVENTFD=y
+CONFIG_SHMEM=y
+CONFIG_FILE_LOCKING=y
+CONFIG_ADVISE_SYSCALLS=y
+CONFIG_MEMBARRIER=y
+CONFIG_CGROUPS=y
+CONFIG_MEMCG=y
+CONFIG_BINFMT_ELF=y
+CONFIG_BINFMT_SCRIPT=y
+CONFIG_BLK_DEV_INITRD=y
+CONFIG_DEVTMPFS=y
+CONFIG_TMPFS=y
+CONFIG_PROC_FS=y
+CONFIG_PROC_SYSCTL=y
+CONFIG_SYSFS=y
+CONFIG_DEBUG_FS=y
+CONFIG_TTY=y
+CONFIG_UNIX98_PTYS=y
+CONFIG_SERIAL_8250=y
+CONFIG_SERIAL_8250_CONSOLE=y
+CONFIG_SERIAL_8250_NR_UARTS=4
+CONFIG_SERIAL_8250_RUNTIME_UARTS=4
+CONFIG_MODULES=y
+CONFIG_MODULE_UNLOAD=y
+CONFIG_UNWINDER_ORC=y
+CONFIG_FTRACE=y
+CONFIG_ENABLE_DEFAULT_TRACERS=y
+CONFIG_KUNIT=y
+CONFIG_DEBUG_KERNEL=y
+CONFIG_FRAME_WARN=2048
+CONFIG_KASAN=y
+CONFIG_KASAN_GENERIC=y
+CONFIG_KASAN_INLINE=y
+CONFIG_PROVE_LOCKING=y
+CONFIG_DEBUG_ATOMIC_SLEEP=y
+CONFIG_DEBUG_PREEMPT=y
+CONFIG_DEBUG_OBJECTS=y
+CONFIG_DEBUG_OBJECTS_FREE=y
+CONFIG_DEBUG_OBJECTS_TIMERS=y
+CONFIG_DEBUG_OBJECTS_WORK=y
+CONFIG_DEBUG_OBJECTS_RCU_HEAD=y
+CONFIG_DEBUG_KMEMLEAK=y
+CONFIG_DEBUG_KMEMLEAK_MEM_POOL_SIZE=16000
+CONFIG_UBSAN=y
+CONFIG_DEBUG_LIST=y
+CONFIG_SOFTLOCKUP_DETECTOR=y
+CONFIG_DETECT_HUNG_TASK=y
+# CONFIG_LOCALVERSION_AUTO is not set
+EOF
+}
+
+# The options whose absence after olddefconfig means a broken build: each
+# is checked, so a Kconfig dependency that silently drops one fails here.
+must_have=(64BIT SMP ACPI PCI HOTPLUG_CPU SLUB KASAN KASAN_GENERIC KASAN_INLINE
+	   PROVE_LOCKING DEBUG_ATOMIC_SLEEP DEBUG_OBJECTS_TIMERS DEBUG_KMEMLEAK
+	   UBSAN DEBUG_LIST DEBUG_FS MODULE_UNLOAD DEVTMPFS BLK_DEV_INITRD
+	   SERIAL_8250_CONSOLE HIGH_RES_TIMERS NO_HZ_IDLE PRINTK_TIME
+	   EVENT_TRACING MULTIUSER FUTEX POSIX_TIMERS MEMCG)
+
+src_version() {
+	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null ||
+		stat -c '%s %Y' "$tarball"
+}
+
+key() {
+	{
+		fragment
+		echo "source $(src_version)"
+		gcc --version | head -n 1
+	} | sha256sum | cut -c1-12
+}
+
+name=debug-$(key)
+dir=$cache/kernels/$name
+
+built() {
+	[ -f "$dir/vmlinuz" ] && [ -f "$dir/release" ]
+}
+
+# Link kernels/<release> to this kernel and print its directory.
+finish() {
+	ln -sfn "$name" "$cache/kernels/$(cat "$dir/release")"
+	echo "$dir"
+	exit 0
+}
+
+case ${1:-} in
+--dir) echo "$dir"; exit 0 ;;
+--check) built; exit ;;
+--config) fragment; exit 0 ;;
+-h|--help) sed -n '3,22s/^# \{0,1\}//p' "$0"; exit 0 ;;
+'') ;;
+*) echo "debug-kernel.sh: unknown argument $1" >&2; exit 2 ;;
+esac
+
+built && finish
+
+# One build per machine at a time: whoever comes second waits and finds it.
+mkdir -p "$cache/kernels"
+exec 9>"$cache/kernels/.debug.lock"
+flock 9
+built && finish
+
+"$top/scripts/deps.sh" --check || "$top/scripts/deps.sh" >&2
+[ -f "$tarball" ] || { echo "debug-kernel.sh: no $tarball (make deps)" >&2; exit 2; }
+
+start=$(date +%s)
+tree=$dir/build
+if [ ! -f "$tree/.extracted" ]; then
+	echo "debug-kernel.sh: extracting $tarball into $tree" >&2
+	rm -rf "$tree"
+	mkdir -p "$tree"
+	tar -xJf "$tarball" -C "$tree" --strip-components=1
+	touch "$tree/.extracted"
+fi
+
+echo "debug-kernel.sh: configuring (tinyconfig + fragment)" >&2
+kmake=(make -C "$tree" ARCH=x86_64)
+"${kmake[@]}" -s tinyconfig >/dev/null
+{
+	fragment
+	echo "CONFIG_LOCALVERSION=\"-$name\""
+} >"$tree/debug.config"
+# merge_config.sh says every choice the fragment overrides: keep it aside.
+(cd "$tree" && ARCH=x86_64 scripts/kconfig/merge_config.sh -m -O . .config debug.config) \
+	>"$tree/merge_config.log" 2>&1
+"${kmake[@]}" -s olddefconfig >&2
+missing=()
+for opt in "${must_have[@]}"; do
+	grep -qx "CONFIG_$opt=y" "$tree/.config" || missing+=("$opt")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "debug-kernel.sh: the config lost: ${missing[*]}" >&2
+	exit 1
+fi
+
+jobs=${CALLOUT_DEBUG_JOBS:-2}
+echo "debug-kernel.sh: building bzImage and modules with -j$jobs (7-10 minutes)" >&2
+nice "${kmake[@]}" -s -j"$jobs" bzImage modules >&2
+"${kmake[@]}" -s kernelrelease >"$dir/release.tmp"
+cp "$tree/arch/x86/boot/bzImage" "$dir/vmlinuz.tmp"
+mv "$dir/vmlinuz.tmp" "$dir/vmlinuz"
+mv "$dir/release.tmp" "$dir/release"
+echo "debug-kernel.sh: $(cat "$dir/release") built in $(( $(date +%s) - start )) s" >&2
+finish
