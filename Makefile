@@ -10,6 +10,8 @@
 #   make check                   every test; ends with "N passed, N failed"
 #   make check-matrix            make check on 6.1, 6.12 and 6.12-rt
 #   make dkms-check              dkms add/build/install on 6.1 and 6.12
+#   make check-debug             the VM suite under the debug kernel (KASAN,
+#                                lockdep, kmemleak...; built once, 7-10 min)
 #   make demo / make shell       the VM, scripted / interactive
 
 CALLOUT_CACHE ?= $(CURDIR)/.cache
@@ -39,7 +41,7 @@ KSFT_SRC = $(CALLOUT_CACHE)/linux-source-6.1/tools/testing/selftests
 KSFT_INSTALL := $(CURDIR)/build/kselftest
 
 .PHONY: all modules selftests tools bench bench-core clean deps check check-matrix \
-	dkms-check demo shell vm lint help
+	dkms-check demo shell vm lint help debug-kernel check-debug check-debug-long
 
 all: modules
 
@@ -89,6 +91,17 @@ check-matrix:
 DKMS_KVERS ?=
 dkms-check:
 	scripts/dkms-check.sh $(DKMS_KVERS)
+
+# The debug kernel (scripts/debug-kernel.sh), and the whole VM suite under it
+# with kmemleak scans after: a short torture run, or the long one.
+debug-kernel:
+	scripts/debug-kernel.sh
+
+check-debug:
+	scripts/check-debug.sh
+
+check-debug-long:
+	scripts/check-debug.sh --long
 
 # The user-space programs of tools/ (callout-demo, ...), in build/tools/.
 tools:
@@ -141,6 +154,7 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,14s/^# \{0,1\}//p' Makefile
+	@sed -n '3,16s/^# \{0,1\}//p' Makefile
 	@echo 'Other targets: modules selftests tools bench bench-core deps vm CMD=... lint clean'
+	@echo '               debug-kernel check-debug-long'
 	@echo 'Variables: KVER=<kver> PARAMS="k=v ..." CHECK_PARAMS="set1;set2"'

@@ -279,4 +279,7 @@ main() {
 	[ "$failed" -eq 0 ]
 }
 
-main "$@"
+# Sourced (by check-debug.sh, for tap_count, account and step): define only.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	main "$@"
+fi

@@ -217,6 +217,10 @@ TEST_F(dev, open_close_leaks_nothing)
 	       OPEN_CLOSE_LOOPS, grown, refcnt, callout_refcnt());
 	EXPECT_EQ(refcnt, callout_refcnt());
 	EXPECT_EQ(fds, count_open_fds());
+	if (!slab_counts_meaningful()) {
+		TH_LOG("slab growth not checked: KASAN quarantines freed objects");
+		return;
+	}
 	EXPECT_GT(SLAB_SLACK_KB, grown) {
 		TH_LOG("unreclaimable slab grew by %lld kB over %d open/close",
 		       grown, OPEN_CLOSE_LOOPS);

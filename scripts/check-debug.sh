@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-debug.sh - what `make check-debug` runs: the whole kselftest suite
+# (fuzz_test and torture_test included) in one boot of the debug kernel of
+# scripts/debug-kernel.sh (KASAN, lockdep, debug objects, kmemleak, UBSAN,
+# DEBUG_LIST) on 4 vCPUs, then two kmemleak scans more than 5 s apart with
+# callout.ko still loaded; any leak it reports fails, and so does any splat
+# (scripts/vm.sh scans the kernel log). The last line is, as for make check,
+#
+#	N passed, N failed
+#
+# Usage: scripts/check-debug.sh [--long]
+#   --long   the torture test for 300 s and the fuzzer for a million calls
+#            (the issue's bar); the default is a short run for every
+#            landing: 30 s of torture and the fuzzer's default 100000 calls.
+#
+# Environment:
+#   CHECK_DEBUG_TORTURE  seconds of torture_test (TORTURE_SECONDS in the guest)
+#   CHECK_DEBUG_FUZZ     calls of fuzz_test (CALLOUT_FUZZ_CALLS in the guest)
+#   CHECK_DEBUG_PARAMS   module parameters (default: none)
+#   CHECK_DEBUG_SMP      vCPUs (default 4)
+#   CALLOUT_VM_*         passed on to scripts/vm.sh (CALLOUT_VM_TIMEOUT
+#                        defaults to an hour plus the torture time here)
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=/dev/null # check.sh, for tap_count, account and step
+. "$top/scripts/check.sh"
+logs=$top/build/check-debug
+cd "$top"
+
+torture=30 fuzz=100000
+case ${1:-} in
+--long) torture=300 fuzz=1000000 ;;
+'') ;;
+-h|--help) sed -n '3,25s/^# \{0,1\}//p' "$0"; exit 0 ;;
+*) echo "check-debug.sh: unknown argument $1" >&2; exit 2 ;;
+esac
+torture=${CHECK_DEBUG_TORTURE:-$torture}
+fuzz=${CHECK_DEBUG_FUZZ:-$fuzz}
+smp=${CHECK_DEBUG_SMP:-4}
+params=${CHECK_DEBUG_PARAMS:-}
+export CALLOUT_VM_TIMEOUT=${CALLOUT_VM_TIMEOUT:-$((3600 + torture))}
+
+# The guest's part, after the suite: kmemleak reports an object only once
+# it is older than 5 s and a scan found no reference to it, so wait, scan,
+# wait and scan again, with callout.ko loaded so backtraces have symbols.
+guest_script() {
+	cat <<EOF
+#!/bin/sh
+# The runner's per-program limit (settings) is for Debian's kernel: the
+# debug kernel is several times slower, and the torture test runs longer.
+sed -i 's/^timeout=.*/timeout=$((900 + torture))/' /kselftest/*/settings
+export TORTURE_SECONDS=$torture CALLOUT_FUZZ_CALLS=$fuzz
+# KASAN's quarantine keeps freed objects: the tests' slab counts are moot.
+export CALLOUT_KASAN=1
+if [ -x /kselftest/callout/torture_test ]; then
+	echo "# torture_test: \$TORTURE_SECONDS s; fuzz_test: \$CALLOUT_FUZZ_CALLS calls"
+else
+	echo "# no torture_test in this tree; fuzz_test: \$CALLOUT_FUZZ_CALLS calls"
+fi
+start=\$(cut -d. -f1 /proc/uptime)
+/kselftest/run_kselftest.sh
+echo "# the suite took \$((\$(cut -d. -f1 /proc/uptime) - start)) s"
+
+km=/sys/kernel/debug/kmemleak
+echo "TAP version 13"
+echo "1..1"
+if [ ! -w \$km ]; then
+	echo "not ok 1 kmemleak: no \$km in the debug kernel"
+	exit 1
+fi
+sleep 6
+echo scan >\$km
+sleep 6
+echo scan >\$km
+# (a debugfs file has no size: read it)
+leaks=\$(cat \$km)
+if [ -n "\$leaks" ]; then
+	echo "not ok 1 kmemleak: \$(echo "\$leaks" | grep -c '^unreferenced object') leaks"
+	echo "\$leaks" | sed 's/^/# /'
+	exit 1
+fi
+echo "ok 1 kmemleak: no leak after two scans (callout.ko loaded)"
+EOF
+}
+
+debug_build() {
+	local dir
+	dir=$("$top/scripts/debug-kernel.sh")
+	kver=$(cat "$dir/release")
+	echo "$kver" >"$logs/kver"
+	flock "$top/build/.lock" make --no-print-directory KVER="$kver" modules selftests
+}
+
+debug_main() {
+	local start=$SECONDS rc=0 kver
+	mkdir -p "$logs"
+	passed=0 failed=0 skipped=0 summary=()
+
+	if ! step build debug_build; then
+		account "debug kernel and module build" "$logs/build.log" "the build failed"
+	else
+		kver=$(cat "$logs/kver")
+		guest_script >"$logs/check-debug-guest.sh"
+		chmod 755 "$logs/check-debug-guest.sh"
+		step vm env CALLOUT_VM_NOBUILD=1 scripts/vm.sh run --kernel "$kver" \
+			--smp "$smp" --mem 2048 --params "$params" \
+			--add "$logs/check-debug-guest.sh" -- check-debug-guest.sh || rc=$?
+		account "kselftests and kmemleak under $kver ($smp vCPUs)" "$logs/vm.log" \
+			"$([ "$rc" -eq 0 ] || echo "vm.sh exited $rc")"
+	fi
+
+	echo "# ===================="
+	printf '%s\n' "${summary[@]}"
+	echo "# $skipped skipped; $((SECONDS - start)) s; logs in ${logs#"$top"/}/"
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
+debug_main
