@@ -14,7 +14,7 @@
  *   test=wheel scheme=bsd n=10000 reps=400 pair_ns=... tick_ns=... ...
  *
  * Commands (n= callouts outstanding, reps= timed repetitions, rounded down
- * to whole batches of BENCH_BATCHES, seed=):
+ * to whole batches of BENCH_BATCH_REPS, seed=):
  *
  *   wheel scheme=S   a private tw_wheel of scheme S, no ticking: n entries
  *                    at random ticks, then reps x (tw_remove + tw_insert of
@@ -37,10 +37,11 @@
  * Every pair test keeps n of its own pending, all at random times in the same
  * range, and restarts one more at a random time beyond them, as the paper
  * did; the test runs on one CPU (migrate_disable()). Every timed loop runs
- * in BENCH_BATCHES batches, each one ktime_get_ns() interval; a figure is
- * the mean of the fastest batch (pair_ns), with the mean of all beside it
- * (pair_mean_ns): on a shared host a batch in which the vCPU lost its CPU
- * is slower, never faster, so the fastest batch is the cost itself. A
+ * in batches of BENCH_BATCH_REPS (well under a host scheduler slice), each
+ * one ktime_get_ns() interval; a figure is the mean of the fastest batch
+ * (pair_ns), with the mean of all beside it (pair_mean_ns): on a shared
+ * host a batch in which the vCPU lost its CPU is slower, never faster, so
+ * the fastest batch is the cost itself. A
  * figure includes the loop and a table lookup of the random time (a few
  * ns). The schemes whose insert or tick is linear in n (list, ordered, bsd)
  * take at most BENCH_LINEAR_MAX_N and fewer repetitions,
@@ -84,7 +85,7 @@
 #define BENCH_DEFAULT_REPS	10000
 #define BENCH_DEFAULT_TICKS	1024
 #define BENCH_RESULT_LEN	768
-#define BENCH_BATCHES		16
+#define BENCH_BATCH_REPS	100
 
 /* Tick ranges of the pending callouts, see the top of the file. */
 #define BENCH_SHORT_LO		1100ULL
@@ -233,14 +234,16 @@ static void bench_out_ns(struct bench_args *a, const char *key, u64 total_ns,
 }
 
 /**
- * struct bench_timing - a timed loop in BENCH_BATCHES batches
+ * struct bench_timing - a timed loop in batches
  * @per:	repetitions per batch
+ * @batches:	batches
  * @best:	ns of the fastest batch
  * @total:	ns of all batches
  * @start:	when the current batch started
  */
 struct bench_timing {
 	u64 per;
+	u64 batches;
 	u64 best;
 	u64 total;
 	u64 start;
@@ -249,10 +252,11 @@ struct bench_timing {
 /* Return: the repetitions the loop does, @reps rounded to whole batches. */
 static u64 bench_timing_init(struct bench_timing *t, u64 reps)
 {
-	t->per = max_t(u64, reps / BENCH_BATCHES, 1);
+	t->per = clamp_t(u64, reps, 1, BENCH_BATCH_REPS);
+	t->batches = max_t(u64, div64_u64(reps, t->per), 1);
 	t->best = U64_MAX;
 	t->total = 0;
-	return t->per * BENCH_BATCHES;
+	return t->per * t->batches;
 }
 
 static void bench_batch_begin(struct bench_timing *t)
@@ -274,7 +278,7 @@ static void bench_out_timing(struct bench_args *a, const char *key,
 			     const struct bench_timing *t)
 {
 	bench_out_ns(a, key, t->best, t->per);
-	bench_out_ns(a, mean_key, t->total, t->per * BENCH_BATCHES);
+	bench_out_ns(a, mean_key, t->total, t->per * t->batches);
 }
 
 static void bench_head(struct bench_args *a, u64 reps)
@@ -337,7 +341,7 @@ static int bench_wheel(struct bench_args *a)
 	if (ret)
 		goto drain;
 	reps = bench_timing_init(&pair, reps);
-	for (b = 0, r = 1; b < BENCH_BATCHES; b++) {
+	for (b = 0, r = 1; b < pair.batches; b++) {
 		bench_batch_begin(&pair);
 		for (i = 0; i < pair.per; i++, r++) {
 			tw_remove(&w, extra);
@@ -351,7 +355,7 @@ static int bench_wheel(struct bench_args *a)
 
 	examined = w.stats.examined;
 	ticks = bench_timing_init(&tick, ticks);
-	for (b = 0; b < BENCH_BATCHES; b++) {
+	for (b = 0; b < tick.batches; b++) {
 		bench_batch_begin(&tick);
 		for (i = 0; i < tick.per; i++)
 			tw_advance(&w, w.now + 1, &list);
@@ -484,7 +488,7 @@ static int bench_handle(struct bench_args *a)
 
 	extra = &cs[a->n];
 	reps = bench_timing_init(&pair, reps);
-	for (b = 0, r = 0; b < BENCH_BATCHES; b++) {
+	for (b = 0, r = 0; b < pair.batches; b++) {
 		bench_batch_begin(&pair);
 		for (i = 0; i < pair.per; i++, r++) {
 			ret = callout_set(extra, bench_restart_tick(a, r),
@@ -541,7 +545,7 @@ static int bench_hash(struct bench_args *a)
 	setup_ns = ktime_get_ns() - start;
 
 	reps = bench_timing_init(&pair, reps);
-	for (b = 0, r = 0; b < BENCH_BATCHES; b++) {
+	for (b = 0, r = 0; b < pair.batches; b++) {
 		bench_batch_begin(&pair);
 		for (i = 0; i < pair.per; i++, r++) {
 			ret = callout_timeout(bench_nop, bench_hash_arg(a->n),
@@ -614,7 +618,7 @@ static int bench_timer_list(struct bench_args *a)
 
 	extra = &ts[a->n];
 	reps = bench_timing_init(&pair, reps);
-	for (b = 0, r = 0; b < BENCH_BATCHES; b++) {
+	for (b = 0, r = 0; b < pair.batches; b++) {
 		bench_batch_begin(&pair);
 		for (i = 0; i < pair.per; i++, r++) {
 			mod_timer(extra, jiffies + a->jtimes[r % BENCH_NR_TIMES]);
@@ -675,7 +679,7 @@ static int bench_hrtimer(struct bench_args *a)
 
 	extra = &hs[a->n];
 	reps = bench_timing_init(&pair, reps);
-	for (b = 0, r = 0; b < BENCH_BATCHES; b++) {
+	for (b = 0, r = 0; b < pair.batches; b++) {
 		bench_batch_begin(&pair);
 		for (i = 0; i < pair.per; i++, r++) {
 			hrtimer_start(extra,
@@ -798,7 +802,7 @@ static int bench_clock(struct bench_args *a)
 	u64 b, i, reps = bench_timing_init(&clock, a->reps);
 
 	bench_timing_init(&jif, a->reps);
-	for (b = 0; b < BENCH_BATCHES; b++) {
+	for (b = 0; b < clock.batches; b++) {
 		bench_batch_begin(&clock);
 		for (i = 0; i < clock.per; i++)
 			ktime_get_ns();

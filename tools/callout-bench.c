@@ -7,9 +7,10 @@
  * Each run prints one line of key=value pairs (times in ns) that
  * scripts/bench.sh collects. The pair tests keep N of their own pending at
  * random times 500..1000 s ahead and restart one more at 1000..1500 s,
- * REPS times (default 20000) in BATCHES batches: a figure is the mean of the
- * fastest batch (a batch the vCPU lost its CPU in is slower, never faster),
- * with the mean of all beside it (key_mean_ns):
+ * REPS times (default 20000) in batches of BATCH_REPS (about a millisecond,
+ * shorter than a host scheduler slice): a figure is the mean of the fastest
+ * batch (a batch the vCPU lost its CPU in is slower, never faster), with the
+ * mean of all beside it (key_mean_ns):
  *
  *   floor    CALLOUT_IOC_INFO: the cost of an ioctl on /dev/callout
  *   set      CALLOUT_IOC_SET + CALLOUT_IOC_UNSET (pair_ns); with N >= 100000
@@ -52,7 +53,7 @@
 
 #define NS	1000000000ULL
 #define NR_TIMES 1024
-#define BATCHES	16
+#define BATCH_REPS 200
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 typedef unsigned long long u64;
@@ -123,14 +124,20 @@ static void print_ns(const char *key, u64 total, u64 count)
 	printf(" %s=%.1f", key, count ? (double)total / count : 0.0);
 }
 
-/* A timed loop in BATCHES batches: per repetitions each. */
+/* A timed loop in @batches batches of @per repetitions. */
 struct timing {
-	u64 per, best, total, start;
+	u64 per, batches, best, total, start;
 };
+
+static u64 batch_reps(void)
+{
+	return reps < BATCH_REPS ? reps : BATCH_REPS;
+}
 
 static void timing_init(struct timing *t)
 {
-	t->per = reps / BATCHES ? reps / BATCHES : 1;
+	t->per = batch_reps();
+	t->batches = reps / t->per;
 	t->best = ~0ULL;
 	t->total = 0;
 }
@@ -153,12 +160,12 @@ static void print_timing(const char *key, const char *mean_key,
 			 const struct timing *t)
 {
 	print_ns(key, t->best, t->per);
-	print_ns(mean_key, t->total, t->per * BATCHES);
+	print_ns(mean_key, t->total, t->per * t->batches);
 }
 
 static void head(const char *iface)
 {
-	u64 done = (reps / BATCHES ? reps / BATCHES : 1) * BATCHES;
+	u64 done = reps / batch_reps() * batch_reps();
 
 	printf("test=%s iface=%s n=%llu reps=%llu", test, iface, n, done);
 }
@@ -205,7 +212,7 @@ static void run_floor(void)
 	u64 b, i;
 
 	timing_init(&t);
-	for (b = 0; b < BATCHES; b++) {
+	for (b = 0; b < t.batches; b++) {
 		batch_begin(&t);
 		for (i = 0; i < t.per; i++)
 			if (ioctl(fd, CALLOUT_IOC_INFO, &info))
@@ -236,7 +243,7 @@ static void run_set(int reset)
 		struct callout_reset rs = { .handle = set_one(fd, restart_ns[0]) };
 
 		timing_init(&t);
-		for (b = 0, r = 0; b < BATCHES; b++) {
+		for (b = 0, r = 0; b < t.batches; b++) {
 			batch_begin(&t);
 			for (i = 0; i < t.per; i++, r++) {
 				rs.timeout_ns = restart_ns[r % NR_TIMES];
@@ -249,7 +256,7 @@ static void run_set(int reset)
 		print_timing("rearm_ns", "rearm_mean_ns", &t);
 	} else {
 		timing_init(&t);
-		for (b = 0, r = 0; b < BATCHES; b++) {
+		for (b = 0, r = 0; b < t.batches; b++) {
 			batch_begin(&t);
 			for (i = 0; i < t.per; i++, r++) {
 				h = set_one(fd, restart_ns[r % NR_TIMES]);
@@ -291,7 +298,7 @@ static void run_timeout(void)
 	to.arg = n + 1;
 	un.arg = n + 1;
 	timing_init(&t);
-	for (b = 0, r = 0; b < BATCHES; b++) {
+	for (b = 0, r = 0; b < t.batches; b++) {
 		batch_begin(&t);
 		for (i = 0; i < t.per; i++, r++) {
 			to.ticks = restart_ns[r % NR_TIMES] / info.tick_ns;
@@ -354,7 +361,7 @@ static void run_timerfd(void)
 		die("timerfd_create");
 	timing_init(&pair);
 	timing_init(&rearm);
-	for (b = 0, r = 0; b < BATCHES; b++) {
+	for (b = 0, r = 0; b < pair.batches; b++) {
 		batch_begin(&pair);
 		for (i = 0; i < pair.per; i++, r++) {
 			its = its_of(restart_ns[r % NR_TIMES]);
@@ -364,7 +371,7 @@ static void run_timerfd(void)
 		}
 		batch_end(&pair);
 	}
-	for (b = 0, r = 0; b < BATCHES; b++) {
+	for (b = 0, r = 0; b < rearm.batches; b++) {
 		batch_begin(&rearm);
 		for (i = 0; i < rearm.per; i++, r++) {
 			its = its_of(restart_ns[r % NR_TIMES]);
@@ -408,7 +415,7 @@ static void run_posix(void)
 		die("timer_create");
 	timing_init(&pair);
 	timing_init(&rearm);
-	for (b = 0, r = 0; b < BATCHES; b++) {
+	for (b = 0, r = 0; b < pair.batches; b++) {
 		batch_begin(&pair);
 		for (i = 0; i < pair.per; i++, r++) {
 			its = its_of(restart_ns[r % NR_TIMES]);
@@ -418,7 +425,7 @@ static void run_posix(void)
 		}
 		batch_end(&pair);
 	}
-	for (b = 0, r = 0; b < BATCHES; b++) {
+	for (b = 0, r = 0; b < rearm.batches; b++) {
 		batch_begin(&rearm);
 		for (i = 0; i < rearm.per; i++, r++) {
 			its = its_of(restart_ns[r % NR_TIMES]);
