@@ -44,6 +44,7 @@
 
 struct callout_base __percpu *callout_bases;
 const struct tw_ops *callout_ops;
+static u64 callout_max_ticks;	/* callout_max_timeout_ns() in ticks */
 static enum cpuhp_state callout_hp_state;
 
 u64 callout_now_ns(void)
@@ -165,10 +166,13 @@ static void __catch_up(struct callout_base *base, u64 now)
 	list_splice_tail(&due, &base->expired);
 }
 
-/* File @c at @tick on @base, which must be online. */
-static int __enqueue(struct callout_base *base, struct callout *c, u64 tick)
+/*
+ * File @c at @tick on @base, which must be online. @now is the current
+ * tick, read by the caller before it took the lock: one clock read a set.
+ */
+static int __enqueue(struct callout_base *base, struct callout *c, u64 tick,
+		     u64 now)
 {
-	u64 now = div64_u64(callout_now_ns(), callout_tick_ns_param);
 	int ret;
 
 	lockdep_assert_held(&base->lock);
@@ -207,13 +211,11 @@ void callout_init(struct callout *c)
 EXPORT_SYMBOL_NS_GPL(callout_init, CALLOUT_NS);
 
 /*
- * callout_set_ns() - arm @c to run @func(@arg) at @expires_ns (CLOCK_MONOTONIC)
- *
- * Return: 1 if @c was pending (it is re-armed), 0 if not, -EINVAL for a NULL
- * @func, or the scheme's -ERANGE/-ENOSPC (then @c is no longer pending).
+ * Arm @c to run @func(@arg) at tick @tick; @now is the current tick.
+ * Return: as callout_set_ns().
  */
-int callout_set_ns(struct callout *c, u64 expires_ns, callout_func_t func,
-		   void *arg)
+static int callout_arm(struct callout *c, u64 tick, u64 now,
+		       callout_func_t func, void *arg)
 {
 	struct callout_base *base, *new;
 	unsigned long flags;
@@ -247,13 +249,39 @@ again:
 	}
 	c->func = func;
 	c->arg = arg;
-	ret = __enqueue(base, c, ns_to_tick_up(expires_ns));
+	ret = __enqueue(base, c, tick, now);
 	if (!ret && trace_callout_set_enabled())
 		trace_callout_set(c, func, base->cpu,
 				  c->entry.expires * callout_tick_ns_param,
 				  callout_now_ns());
 	spin_unlock_irqrestore(&base->lock, flags);
 	return ret ? ret : was;
+}
+
+/*
+ * callout_set_from() - arm @c to run @func(@arg) at @expires_ns
+ * @now_ns:	callout_now_ns() read by the caller a moment ago, so a caller
+ *		that computes @expires_ns from the clock reads it once
+ *
+ * Return: 1 if @c was pending (it is re-armed), 0 if not, -EINVAL for a NULL
+ * @func, or the scheme's -ERANGE/-ENOSPC (then @c is no longer pending).
+ */
+int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
+		     callout_func_t func, void *arg)
+{
+	return callout_arm(c, ns_to_tick_up(expires_ns),
+			   div64_u64(now_ns, callout_tick_ns_param), func, arg);
+}
+
+/*
+ * callout_set_ns() - arm @c to run @func(@arg) at @expires_ns (CLOCK_MONOTONIC)
+ *
+ * Return: as callout_set_from().
+ */
+int callout_set_ns(struct callout *c, u64 expires_ns, callout_func_t func,
+		   void *arg)
+{
+	return callout_set_from(c, callout_now_ns(), expires_ns, func, arg);
 }
 
 /**
@@ -279,10 +307,17 @@ again:
 int callout_set(struct callout *c, unsigned long ticks, callout_func_t func,
 		void *arg)
 {
-	if (ticks > div64_u64(callout_max_timeout_ns(), callout_tick_ns_param))
+	u64 now, rem;
+
+	if (ticks > callout_max_ticks)
 		return -ERANGE;
-	return callout_set_ns(c, callout_now_ns() + ticks * callout_tick_ns_param,
-			      func, arg);
+	/*
+	 * One clock read and one division: now + ticks * tick_ns rounded up
+	 * to a tick boundary is tick now + ticks, plus one unless now is on
+	 * a boundary itself.
+	 */
+	now = div64_u64_rem(callout_now_ns(), callout_tick_ns_param, &rem);
+	return callout_arm(c, now + ticks + !!rem, now, func, arg);
 }
 EXPORT_SYMBOL_NS_GPL(callout_set, CALLOUT_NS);
 
@@ -487,13 +522,14 @@ static int callout_cpu_dead(unsigned int cpu)
 	struct callout_base *old = per_cpu_ptr(callout_bases, cpu), *new;
 	struct tw_entry *e, *tmp;
 	LIST_HEAD(moving);
-	u64 moved = 0;
+	u64 moved = 0, now;
 
 	spin_lock_irq(&old->lock);
 	old->online = false;
 	spin_unlock_irq(&old->lock);
 	hrtimer_cancel(&old->timer);
 
+	now = div64_u64(callout_now_ns(), callout_tick_ns_param);
 	/*
 	 * Stay on this CPU while its base takes them (the hrtimer is pinned
 	 * to the CPU that arms it), with preemption on: on PREEMPT_RT the
@@ -513,7 +549,7 @@ static int callout_cpu_dead(unsigned int cpu)
 		c->entry.flags &= ~CALLOUT_EXPIRING;
 		WRITE_ONCE(c->base, new);
 		/* Due ones are filed at the next tick: late, never early. */
-		if (WARN_ON_ONCE(__enqueue(new, c, e->expires)))
+		if (WARN_ON_ONCE(__enqueue(new, c, e->expires, now)))
 			continue;
 		moved++;
 	}
@@ -735,6 +771,8 @@ int callout_core_init(void)
 	unsigned int cpu;
 	int ret;
 
+	callout_max_ticks = div64_u64(callout_max_timeout_ns(),
+				      callout_tick_ns_param);
 	callout_bases = alloc_percpu(struct callout_base);
 	if (!callout_bases)
 		return -ENOMEM;

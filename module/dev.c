@@ -195,7 +195,8 @@ static void uc_fire(void *arg)
 		uc->overrun = min_t(u64, (u64)uc->overrun + missed, U32_MAX);
 		uc->ev_expires_ns += missed * uc->period_ns;
 		uc->expires_ns = uc->ev_expires_ns + uc->period_ns;
-		if (!callout_set_ns(&uc->c, uc->expires_ns, uc_fire, uc))
+		if (!callout_set_from(&uc->c, now, uc->expires_ns, uc_fire,
+				      uc))
 			goto unlock;
 		/* Beyond the scheme's reach now: this expiry is its last. */
 		pr_warn_ratelimited("periodic callout %llu could not re-arm\n",
@@ -280,11 +281,13 @@ static u64 uc_new_handle(struct callout_file *f)
 }
 
 /*
- * Enter @uc in the table as @handle and arm it at uc->expires_ns.
+ * Enter @uc in the table as @handle and arm it at uc->expires_ns, computed
+ * from the clock read @now_ns.
  * Return: 0 or -errno. On success @uc may fire, be read and be freed at
  * any moment: the caller must not touch it again.
  */
-static int uc_arm_new(struct callout_file *f, struct ucallout *uc, u64 handle)
+static int uc_arm_new(struct callout_file *f, struct ucallout *uc, u64 handle,
+		      u64 now_ns)
 {
 	int ret;
 
@@ -292,7 +295,8 @@ static int uc_arm_new(struct callout_file *f, struct ucallout *uc, u64 handle)
 	uc->handle = handle;
 	ret = __xa_insert(&f->handles, uc->handle, uc, UC_GFP);
 	if (!ret) {
-		ret = callout_set_ns(&uc->c, uc->expires_ns, uc_fire, uc);
+		ret = callout_set_from(&uc->c, now_ns, uc->expires_ns, uc_fire,
+				       uc);
 		if (ret < 0)
 			__xa_erase(&f->handles, uc->handle);
 	}
@@ -321,7 +325,7 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 {
 	struct callout_set req;
 	struct ucallout *uc;
-	u64 handle;
+	u64 handle, now;
 	int ret;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
@@ -344,8 +348,9 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 		uc_free(uc);
 		return -EFAULT;
 	}
-	uc->expires_ns = callout_now_ns() + req.timeout_ns;
-	ret = uc_arm_new(f, uc, handle);
+	now = callout_now_ns();
+	uc->expires_ns = now + req.timeout_ns;
+	ret = uc_arm_new(f, uc, handle, now);
 	if (ret)
 		uc_free(uc);
 	return ret;
@@ -365,6 +370,7 @@ static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 	struct callout_reset req;
 	struct ucallout *uc;
 	bool refused = false;
+	u64 now;
 	int ret;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
@@ -379,8 +385,10 @@ static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 		ret = -ENOENT;
 	} else {
 		uc->period_ns = req.period_ns;
-		uc->expires_ns = callout_now_ns() + req.timeout_ns;
-		ret = callout_set_ns(&uc->c, uc->expires_ns, uc_fire, uc);
+		now = callout_now_ns();
+		uc->expires_ns = now + req.timeout_ns;
+		ret = callout_set_from(&uc->c, now, uc->expires_ns, uc_fire,
+				       uc);
 		/* The scheme refused the new time: it is no longer pending. */
 		if (ret < 0)
 			refused = __uc_claim(f, uc);
@@ -397,6 +405,7 @@ static int ioc_timeout(struct callout_file *f,
 	struct callout_timeout req;
 	struct ucallout_to *uto;
 	struct ucallout *uc;
+	u64 now;
 	int ret;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
@@ -414,11 +423,12 @@ static int ioc_timeout(struct callout_file *f,
 	uto->h.key.func = req.func;
 	uto->h.key.arg = req.arg;
 	uc->cookie = req.func;
-	uc->expires_ns = callout_now_ns() + req.ticks * callout_tick_ns();
+	now = callout_now_ns();
+	uc->expires_ns = now + req.ticks * callout_tick_ns();
 	ret = callout_hash_insert(&uto->h);
 	if (ret)
 		goto free;
-	ret = uc_arm_new(f, uc, uc_new_handle(f));
+	ret = uc_arm_new(f, uc, uc_new_handle(f), now);
 	if (ret) {
 		callout_hash_remove(&uto->h);
 		goto free;
