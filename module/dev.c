@@ -269,19 +269,41 @@ static int ioc_info(void __user *argp)
 	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-/* A handle never given before in @f; one that goes unused is no harm. */
+/*
+ * A handle never given before in @f; one that goes unused must be given
+ * back with uc_drop_handle().
+ *
+ * Handles only grow, so the one a SET gets usually lies in the xarray node
+ * of the last, and a node whose last entry is erased is freed: a SET+UNSET
+ * loop allocated, zeroed and RCU-freed a 576-byte node every pair. So the
+ * slot of the next handle is kept reserved (a zero entry, which lookups see
+ * as empty) and holds its node: a node is allocated once per XA_CHUNK_SIZE
+ * handles. It is reserved here, under the lock that hands out handles, so
+ * it precedes that handle's arming; without blocking, as it only saves.
+ */
 static u64 uc_new_handle(struct callout_file *f)
 {
 	u64 handle;
 
 	xa_lock_bh(&f->handles);
 	handle = ++f->next_handle;
+	__xa_cmpxchg(&f->handles, handle + 1, NULL, XA_ZERO_ENTRY,
+		     GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
 	xa_unlock_bh(&f->handles);
 	return handle;
 }
 
+/* Give back a handle of uc_new_handle() that was not armed. */
+static void uc_drop_handle(struct callout_file *f, u64 handle)
+{
+	xa_lock_bh(&f->handles);
+	__xa_cmpxchg(&f->handles, handle, XA_ZERO_ENTRY, NULL, 0);
+	xa_unlock_bh(&f->handles);
+}
+
 /*
- * Enter @uc in the table as @handle and arm it at uc->expires_ns, computed
+ * Enter @uc in the table as @handle (from uc_new_handle(): its slot is
+ * empty or reserved, no one else's) and arm it at uc->expires_ns, computed
  * from the clock read @now_ns.
  * Return: 0 or -errno. On success @uc may fire, be read and be freed at
  * any moment: the caller must not touch it again.
@@ -293,12 +315,14 @@ static int uc_arm_new(struct callout_file *f, struct ucallout *uc, u64 handle,
 
 	xa_lock_bh(&f->handles);
 	uc->handle = handle;
-	ret = __xa_insert(&f->handles, uc->handle, uc, UC_GFP);
+	ret = xa_err(__xa_store(&f->handles, handle, uc, UC_GFP));
 	if (!ret) {
 		ret = callout_set_from(&uc->c, now_ns, uc->expires_ns, uc_fire,
 				       uc);
 		if (ret < 0)
-			__xa_erase(&f->handles, uc->handle);
+			__xa_erase(&f->handles, handle);
+	} else {
+		__xa_cmpxchg(&f->handles, handle, XA_ZERO_ENTRY, NULL, 0);
 	}
 	xa_unlock_bh(&f->handles);
 	return ret < 0 ? ret : 0;
@@ -345,6 +369,7 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 	 */
 	handle = uc_new_handle(f);
 	if (put_user(handle, &argp->handle)) {
+		uc_drop_handle(f, handle);
 		uc_free(uc);
 		return -EFAULT;
 	}
