@@ -43,6 +43,7 @@
 #define UC_DEAD		0x2000u	/* cancelled: its expiry must do nothing */
 #define UC_TIMEOUT	0x4000u	/* from CALLOUT_IOC_TIMEOUT: a ucallout_to */
 #define UC_FIRED	0x8000u	/* a fired one-shot: the queue owns it */
+#define UC_EV_PERIODIC	0x10000u /* the queued expiry was of a periodic arming */
 
 /* One open /dev/callout. "Locked by" the file lock, handles.xa_lock. */
 struct callout_file {
@@ -186,6 +187,14 @@ static void uc_fire(void *arg)
 		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
 	}
 	uc->ev_expires_ns = uc->expires_ns;
+	/*
+	 * The record describes its latest expiry, kind included: a RESET
+	 * may turn a periodic callout one-shot (or back) before it is read.
+	 */
+	if (uc->period_ns)
+		uc->uflags |= UC_EV_PERIODIC;
+	else
+		uc->uflags &= ~UC_EV_PERIODIC;
 
 	if (uc->period_ns) {
 		u64 missed = 0;
@@ -195,8 +204,8 @@ static void uc_fire(void *arg)
 		uc->overrun = min_t(u64, (u64)uc->overrun + missed, U32_MAX);
 		uc->ev_expires_ns += missed * uc->period_ns;
 		uc->expires_ns = uc->ev_expires_ns + uc->period_ns;
-		if (!callout_set_from(&uc->c, now, uc->expires_ns, uc_fire,
-				      uc))
+		if (callout_set_from(&uc->c, now, uc->expires_ns, uc_fire,
+				     uc) >= 0)
 			goto unlock;
 		/* Beyond the scheme's reach now: this expiry is its last. */
 		pr_warn_ratelimited("periodic callout %llu could not re-arm\n",
@@ -539,7 +548,7 @@ static struct ucallout *__peek_event(struct callout_file *f,
 		.fired_ns = uc->fired_ns,
 		.overrun = uc->overrun,
 		.flags = uc_has(uc, UC_TIMEOUT) ? CALLOUT_EV_TIMEOUT :
-			 uc->period_ns ? CALLOUT_EV_PERIODIC : 0,
+			 uc_has(uc, UC_EV_PERIODIC) ? CALLOUT_EV_PERIODIC : 0,
 	};
 	return uc;
 }

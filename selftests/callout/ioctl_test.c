@@ -346,6 +346,29 @@ TEST_F(dev, timeout_untimeout)
 	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 50));
 }
 
+/*
+ * An event's flags are those of the arming whose expiry it reports, even
+ * when a RESET has made the callout one-shot since.
+ */
+TEST_F(dev, event_flags_of_its_arming)
+{
+	struct callout_reset r = { 0 };
+	struct callout_event ev;
+
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(0, set_callout(self->fd, 10 * MS, 10 * MS, 5, &r.handle));
+	usleep(60000);		/* a periodic expiry is queued, unread */
+	r.timeout_ns = self->far;
+	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_RESET, &r));
+	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 1000));
+	EXPECT_EQ(r.handle, ev.handle);
+	EXPECT_EQ(CALLOUT_EV_PERIODIC, ev.flags);
+	/* Now one-shot and far: pending, nothing more to read. */
+	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 50));
+	EXPECT_EQ(0, ioctl(self->fd, CALLOUT_IOC_UNSET, &r.handle));
+}
+
 /* One func/arg pair holds at most 64 pending: the 65th is ENOSPC. */
 TEST_F(dev, timeout_duplicates_capped)
 {
