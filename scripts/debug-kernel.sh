@@ -36,6 +36,15 @@ tarball=/usr/src/linux-source-6.1.tar.xz
 # debugfs, modules, the syscalls the selftests use (futex, POSIX timers,
 # timerfd, epoll...), users and cgroups. tinyconfig's SLOB, -Os and xz are
 # replaced (KASAN needs SLUB; -O2 and gzip build faster).
+#
+# HYPERVISOR_GUEST and PARAVIRT(_SPINLOCKS) as in Debian's kernel: in a guest
+# without paravirtual spinlocks (TCG has none) a spinlock is then a
+# test-and-set lock, virt_spin_lock(). Without them it is the fair queued
+# (MCS) lock, which hands a released lock to the next vCPU in line even while
+# the host has that vCPU's thread descheduled: on this overcommitted 2-core
+# host each uc_fire() then waited 200-370 ms for its file's lock, and
+# fuzz_test's expiries, which take one file's lock on every vCPU, kept every
+# vCPU in softirq for minutes (soft lockups, RCU stalls; testing.rst).
 fragment() {
 	cat <<'EOF'
 CONFIG_64BIT=y
@@ -45,6 +54,9 @@ CONFIG_HOTPLUG_CPU=y
 CONFIG_ACPI=y
 CONFIG_PCI=y
 CONFIG_PREEMPT=y
+CONFIG_HYPERVISOR_GUEST=y
+CONFIG_PARAVIRT=y
+CONFIG_PARAVIRT_SPINLOCKS=y
 CONFIG_HZ_250=y
 CONFIG_HIGH_RES_TIMERS=y
 CONFIG_NO_HZ_IDLE=y
