@@ -698,6 +698,9 @@ TEST_F_TIMEOUT(million, close_a_million, 150)
 
 	if (!callout_loaded())
 		SKIP(return, "callout.ko is not loaded");
+	/* KASAN and kmemleak make a SET about 50x dearer: a tenth will do. */
+	if (!slab_counts_meaningful())
+		n /= 10;
 	if ((unsigned long long)param("max_per_file") < n)
 		SKIP(return, "max_per_file is below a million");
 	fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
@@ -717,7 +720,7 @@ TEST_F_TIMEOUT(million, close_a_million, 150)
 	close(fd);
 	t2 = now_ns();
 	EXPECT_EQ(users, stat_value("user_callouts"));
-	TH_LOG("1M SET in %llu ms (%llu ns each), close in %llu ms",
+	TH_LOG("%llu SET in %llu ms (%llu ns each), close in %llu ms", n,
 	       (t1 - t0) / MS, (t1 - t0) / n, (t2 - t1) / MS);
 }
 
