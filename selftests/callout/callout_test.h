@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -107,6 +108,27 @@ static inline bool slab_counts_meaningful(void)
 	const char *v = getenv("CALLOUT_KASAN");
 
 	return !v || !*v || !strcmp(v, "0");
+}
+
+/* CALLOUT_IOC_SET: 0 and the handle in *@handle (if not NULL), or -errno. */
+static inline int set_callout(int fd, __u64 timeout, __u64 period,
+			      __u64 cookie, __u64 *handle)
+{
+	struct callout_set s = {
+		.timeout_ns = timeout, .period_ns = period, .cookie = cookie,
+	};
+
+	if (ioctl(fd, CALLOUT_IOC_SET, &s))
+		return -errno;
+	if (handle)
+		*handle = s.handle;
+	return 0;
+}
+
+/* CALLOUT_IOC_UNSET: 0 or -errno. */
+static inline int unset_callout(int fd, __u64 handle)
+{
+	return ioctl(fd, CALLOUT_IOC_UNSET, &handle) ? -errno : 0;
 }
 
 /* Where callout.ko is in the guest. */

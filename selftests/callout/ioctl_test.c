@@ -28,25 +28,6 @@ static unsigned long long now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static int set_callout(int fd, __u64 timeout, __u64 period, __u64 cookie,
-		       __u64 *handle)
-{
-	struct callout_set s = {
-		.timeout_ns = timeout, .period_ns = period, .cookie = cookie,
-	};
-
-	if (ioctl(fd, CALLOUT_IOC_SET, &s))
-		return -errno;
-	if (handle)
-		*handle = s.handle;
-	return 0;
-}
-
-static int unset_callout(int fd, __u64 handle)
-{
-	return ioctl(fd, CALLOUT_IOC_UNSET, &handle) ? -errno : 0;
-}
-
 /* Read up to @max events, waiting at most @ms for the first. */
 static int read_events(int fd, struct callout_event *ev, int max, int ms)
 {

@@ -43,25 +43,6 @@ static bool become_nobody(void)
 	       geteuid() == NOBODY && getegid() == NOBODY && setuid(0) != 0;
 }
 
-static int set_callout(int fd, __u64 timeout, __u64 period, __u64 cookie,
-		       __u64 *handle)
-{
-	struct callout_set s = {
-		.timeout_ns = timeout, .period_ns = period, .cookie = cookie,
-	};
-
-	if (ioctl(fd, CALLOUT_IOC_SET, &s))
-		return -errno;
-	if (handle)
-		*handle = s.handle;
-	return 0;
-}
-
-static int unset_callout(int fd, __u64 handle)
-{
-	return ioctl(fd, CALLOUT_IOC_UNSET, &handle) ? -errno : 0;
-}
-
 static int timeout_callout(int fd, __u64 func, __u64 arg, __u64 ticks)
 {
 	struct callout_timeout t = { .func = func, .arg = arg, .ticks = ticks };
