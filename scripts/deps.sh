@@ -93,7 +93,7 @@ newest_headers() {
 matrix_kver() {
 	local k
 	k=$(for d in /usr/src/linux-headers-6.12.*; do
-		[ -d "$d" ] && echo "${d#/usr/src/linux-headers-}"
+		if [ -d "$d" ]; then echo "${d#/usr/src/linux-headers-}"; fi
 	done | flavour "$1")
 	[ -n "$k" ] || k=$(apt-cache pkgnames linux-headers-6.12. 2>/dev/null |
 		sed 's/^linux-headers-//' | flavour "$1")
