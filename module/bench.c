@@ -32,7 +32,10 @@
  *   sizes            the bytes of the structures a pending timer costs
  *   clock            what reading the time costs: ktime_get_ns() (what
  *                    callout_set() and hrtimer_start() pay once) against
- *                    jiffies (what mod_timer() reads): read_ns, jiffies_ns
+ *                    jiffies (what mod_timer() reads): read_ns, jiffies_ns;
+ *                    and one spin_lock_irqsave() + spin_unlock_irqrestore()
+ *                    of a free lock, which every set and every unset of
+ *                    each facility pays: lock_ns
  *
  * Every pair test keeps n of its own pending, all at random times in the same
  * range, and restarts one more at a random time beyond them, as the paper
@@ -798,10 +801,13 @@ static int bench_sizes(struct bench_args *a)
  */
 static int bench_clock(struct bench_args *a)
 {
-	struct bench_timing clock, jif;
+	static DEFINE_SPINLOCK(lock);
+	struct bench_timing clock, jif, locked;
 	u64 b, i, reps = bench_timing_init(&clock, a->reps);
+	unsigned long flags;
 
 	bench_timing_init(&jif, a->reps);
+	bench_timing_init(&locked, a->reps);
 	for (b = 0; b < clock.batches; b++) {
 		bench_batch_begin(&clock);
 		for (i = 0; i < clock.per; i++)
@@ -811,10 +817,17 @@ static int bench_clock(struct bench_args *a)
 		for (i = 0; i < jif.per; i++)
 			READ_ONCE(jiffies);
 		bench_batch_end(&jif);
+		bench_batch_begin(&locked);
+		for (i = 0; i < locked.per; i++) {
+			spin_lock_irqsave(&lock, flags);
+			spin_unlock_irqrestore(&lock, flags);
+		}
+		bench_batch_end(&locked);
 	}
 	bench_out(a, "test=clock scheme=linux n=0 reps=%llu", reps);
 	bench_out_timing(a, "read_ns", "read_mean_ns", &clock);
 	bench_out_timing(a, "jiffies_ns", "jiffies_mean_ns", &jif);
+	bench_out_timing(a, "lock_ns", "lock_mean_ns", &locked);
 	return 0;
 }
 

@@ -238,6 +238,11 @@ fig9=(wheel:bsd wheel:hashed wheel:hierarchical handle:hashed hash:hashed
 	printf '\nioctl floor (CALLOUT_IOC_INFO): %s ns\n' "$(cell ioctl_info 1000 op_ns)"
 	printf '\nClock read (ktime_get_ns(), paid once by callout_set() and hrtimer_start()): %s ns; jiffies read (mod_timer()): %s ns.\n' \
 		"$(cell clock 0 read_ns)" "$(cell clock 0 jiffies_ns)"
+	printf 'One irqsave lock section (two a pair, in every facility): %s ns.\n' "$(cell clock 0 lock_ns)"
+	printf "The handle pair's floor, a clock read + two lock sections + wheel:hashed's pair at N=1000: %s ns (timer_list's whole pair: %s ns).\n" \
+		"$(awk -v c="$(med clock 0 read_ns)" -v l="$(med clock 0 lock_ns)" -v w="$(med wheel:hashed 1000 pair_ns)" \
+			'BEGIN { if (c == "-" || l == "-" || w == "-") print "-"; else printf "%g", c + 2 * l + w }')" \
+		"$(med timer_list 1000 pair_ns)"
 	printf '\n### Lateness (%s one-shots, 10..300 ms), ns\n\n| | p50 | p99 | max | early |\n|---|---:|---:|---:|---:|\n' "$late_n"
 	for w in callout callout_read timerfd; do
 		printf '| %s | %s | %s | %s | %s |\n' "$w" "$(cell callout_vs_timerfd "$late_n" ${w}_p50_ns)" \
