@@ -361,9 +361,14 @@ EXPORT_SYMBOL_NS_GPL(callout_unset, CALLOUT_NS);
  *   base->running = c
  *   unlock; func(arg) ...           callout_unset_sync(c)
  *                                     lock; detach; running == c: unlock
+ *                                     expiry_waiters++
  *                                     wait on base->expiry_lock
  *   ... return; lock; running = NULL
- *   unlock expiry_lock                lock; detach; running != c: done
+ *   waiters: unlock expiry_lock       expiry_waiters--
+ *                                     lock; detach; running != c: done
+ *
+ * A waiter the tick did not see yet waits until the end of that run, at
+ * most CALLOUT_RUN_BUDGET funcs.
  *
  * Context: process context, may sleep on PREEMPT_RT. Must not be called from
  * @c's own func, nor holding a lock that func takes.
@@ -389,7 +394,9 @@ int callout_unset_sync(struct callout *c)
 		spin_unlock_irqrestore(&base->lock, flags);
 		if (!running)
 			return ret;
+		atomic_inc(&base->expiry_waiters);
 		spin_lock_bh(&base->expiry_lock);
+		atomic_dec(&base->expiry_waiters);
 		spin_unlock_bh(&base->expiry_lock);
 	}
 }
@@ -419,25 +426,30 @@ static void note_lateness(struct callout_base *base, u64 late_ns)
 		base->stats.max_late_ns = late_ns;
 }
 
-/* Run one func with the base lock dropped; guard what it may break. */
+/*
+ * Run one func with the base lock dropped; guard what it may break.
+ * @clock is when the func before it returned (or the run began): its start,
+ * near enough. One clock read a func: it becomes the next one's @clock.
+ */
 static void run_callout(struct callout_base *base, struct callout *c,
-			u64 now_ns)
+			u64 *clock)
 	__releases(&base->lock) __acquires(&base->lock)
 {
 	callout_func_t func = c->func;
 	void *arg = c->arg;
-	u64 due = c->entry.expires * callout_tick_ns_param, start, took;
+	u64 due = c->entry.expires * callout_tick_ns_param, start = *clock;
+	u64 took;
 	int count;
 
-	note_lateness(base, now_ns > due ? now_ns - due : 0);
+	note_lateness(base, start > due ? start - due : 0);
 	base->running = c;
 	spin_unlock_irq(&base->lock);
 	count = preempt_count();
 
-	start = ktime_get_ns();
 	trace_callout_expire(c, func, base->cpu, due, start);
 	func(arg);
-	took = ktime_get_ns() - start;
+	*clock = callout_now_ns();
+	took = *clock - start;
 
 	if (WARN_ONCE(count != preempt_count(),
 		      "callout %ps changed preempt count %08x -> %08x\n",
@@ -459,7 +471,7 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 	u64 now = div64_u64(now_ns, callout_tick_ns_param);
 	unsigned int budget = CALLOUT_RUN_BUDGET;
 	struct callout *c;
-	u64 next, examined, migrations, expired;
+	u64 next, examined, migrations, expired, clock;
 	bool deferred;
 
 	spin_lock_bh(&base->expiry_lock);
@@ -472,16 +484,24 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 	expired = base->stats.expired;
 	__catch_up(base, now);
 
+	/* The funcs start now, after a catch-up that may have been long. */
+	clock = list_empty(&base->expired) ? now_ns : callout_now_ns();
 	while (!list_empty(&base->expired) && budget--) {
 		c = list_first_entry(&base->expired, struct callout, entry.list);
 		list_del_init(&c->entry.list);
 		c->entry.flags &= ~CALLOUT_EXPIRING;
-		run_callout(base, c, now_ns);
-		/* Let a callout_unset_sync() waiting for this func go on. */
-		spin_unlock_irq(&base->lock);
-		spin_unlock_bh(&base->expiry_lock);
-		spin_lock_bh(&base->expiry_lock);
-		spin_lock_irq(&base->lock);
+		run_callout(base, c, &clock);
+		/*
+		 * Let a callout_unset_sync() waiting for this func go on; four
+		 * lock operations a func otherwise, each a sleeping lock's on
+		 * PREEMPT_RT.
+		 */
+		if (atomic_read(&base->expiry_waiters)) {
+			spin_unlock_irq(&base->lock);
+			spin_unlock_bh(&base->expiry_lock);
+			spin_lock_bh(&base->expiry_lock);
+			spin_lock_irq(&base->lock);
+		}
 	}
 
 	deferred = !list_empty(&base->expired);
@@ -789,6 +809,7 @@ int callout_core_init(void)
 
 		spin_lock_init(&base->lock);
 		spin_lock_init(&base->expiry_lock);
+		atomic_set(&base->expiry_waiters, 0);
 		INIT_LIST_HEAD(&base->expired);
 		hrtimer_setup(&base->timer, callout_tick, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_ABS_PINNED_SOFT);

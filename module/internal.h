@@ -52,6 +52,9 @@ struct callout_cpu_stats {
  * @timer_tick:	the tick @timer is armed for, TW_NEVER when not armed
  * @expiry_lock: held by the tick while funcs run; callout_unset_sync()
  *		waits on it instead of spinning (PREEMPT_RT safe)
+ * @expiry_waiters: callout_unset_sync() callers about to wait on or
+ *		waiting on @expiry_lock; the tick lets go of it between two
+ *		funcs only when there is one, as timer.c does
  * @cpu:	the CPU this base belongs to
  * @online:	false once the CPU is going down: nothing new is armed here
  * @stats:	counters
@@ -64,6 +67,7 @@ struct callout_base {
 	struct hrtimer timer;
 	u64 timer_tick;
 	spinlock_t expiry_lock;		/* see above */
+	atomic_t expiry_waiters;
 	unsigned int cpu;
 	bool online;
 	struct callout_cpu_stats stats;
