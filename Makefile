@@ -144,7 +144,8 @@ bench-core:
 	$(MAKE) --no-print-directory -C tools/core bench-core
 
 # Static checks, one TAP line each, failing on any finding: checkpatch
-# --strict, W=1, sparse, kernel-doc, shellcheck (scripts/lint.sh says how).
+# --strict, W=1, sparse, kernel-doc, shellcheck, docutils (scripts/lint.sh
+# says how).
 lint:
 	$(ensure_deps)
 	@KVER=$(KVER) KDIR=$(KDIR) scripts/lint.sh

@@ -33,6 +33,7 @@ cache=${CALLOUT_CACHE:-$top/.cache}
 need_pkgs=(qemu-system-x86 busybox-static cpio sparse xz-utils kmod rsync
 	   linux-headers-amd64 linux-source-6.1 make gcc libc6-dev
 	   valgrind clang libclang-rt-14-dev gnuplot-nox shellcheck dkms
+	   python3-docutils
 	   flex bison libelf-dev bc libssl-dev) # the last five: debug-kernel.sh
 
 # What we take from linux-source-6.1. Changing this list makes the next run

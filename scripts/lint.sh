@@ -14,6 +14,8 @@
 #                header: no warning; and every EXPORT_SYMBOL*() has a
 #                kernel-doc comment
 #   scripts      shellcheck on every shell script of the project
+#   rst          every Documentation/*.rst parsed by docutils (Debian's,
+#                /usr/bin/python3): no warning or error
 #
 # sparse and kernel-doc exit 0 with warnings, so their output is what counts.
 # The W=1 and sparse builds run on a copy of the sources in build/lint/, so
@@ -79,7 +81,7 @@ main() {
 
 	mkdir -p "$out"
 	echo "TAP version 13"
-	echo "1..5"
+	echo "1..6"
 
 	# checkpatch exits 1 on a finding, and says which with an ERROR, WARNING
 	# or CHECK line and the FILE line after it; any other failure (a missing
@@ -153,6 +155,23 @@ main() {
 	grep -E ':[0-9]+:[0-9]+: ' "$out/shellcheck.out" >"$log"
 	failed_run shellcheck "$rc" "$out/shellcheck.out" "$log"
 	result "shellcheck on ${#scripts[@]} scripts" "$log"
+
+	# docutils reports as FILE:LINE: (LEVEL/N) message; INFO is level 1.
+	log=$out/rst.log
+	rc=0
+	/usr/bin/python3 -c '
+import sys
+import docutils.core
+for name in sys.argv[1:]:
+    with open(name) as f:
+        docutils.core.publish_doctree(
+            f.read(), source_path=name,
+            settings_overrides={"report_level": 2, "halt_level": 5})
+' Documentation/*.rst >"$out/rst.out" 2>&1 || rc=$?
+	grep -E '^[^ ]+:[0-9]+: \((WARNING|ERROR|SEVERE)/' "$out/rst.out" >"$log"
+	failed_run docutils "$rc" "$out/rst.out" "$log"
+	docs=(Documentation/*.rst)
+	result "reStructuredText of ${#docs[@]} documents" "$log"
 }
 
 main
