@@ -4,7 +4,8 @@
 # tools/callout-bench), so that make bench cannot rot between runs. It
 # checks the structure of what they print and that the counts agree, never
 # the speed: timing claims live in make bench, not in pass/fail tests.
-# Counts stay within one batch (100 in the kernel, 200 in user space).
+# Counts are less than one batch or whole batches (of 100 in the kernel,
+# 200 in user space), so each line reports the count asked for.
 B=/sys/kernel/debug/callout/bench
 dir=$(dirname "$0")
 n=0 fail=0
