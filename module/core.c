@@ -349,6 +349,30 @@ int callout_unset(struct callout *c)
 }
 EXPORT_SYMBOL_NS_GPL(callout_unset, CALLOUT_NS);
 
+/*
+ * Cancel @c; set *@cancelled to 1 if it was pending. Return: true if its
+ * func runs now, on *@basep.
+ */
+static bool __unset(struct callout *c, struct callout_base **basep,
+		    int *cancelled)
+{
+	struct callout_base *base;
+	unsigned long flags;
+	bool running, was;
+
+	base = lock_base(c, &flags);
+	was = __detach(base, c);
+	if (was) {
+		base->stats.unset++;
+		*cancelled = 1;
+	}
+	trace_callout_unset(c, c->func, base->cpu, was);
+	running = base->running == c;
+	spin_unlock_irqrestore(&base->lock, flags);
+	*basep = base;
+	return running;
+}
+
 /**
  * callout_unset_sync() - cancel a callout and wait for its func to finish
  * @c: an initialised callout
@@ -377,30 +401,34 @@ EXPORT_SYMBOL_NS_GPL(callout_unset, CALLOUT_NS);
 int callout_unset_sync(struct callout *c)
 {
 	struct callout_base *base;
-	unsigned long flags;
-	bool running, was;
 	int ret = 0;
 
 	might_sleep();
-	for (;;) {
-		base = lock_base(c, &flags);
-		was = __detach(base, c);
-		if (was) {
-			base->stats.unset++;
-			ret = 1;
-		}
-		trace_callout_unset(c, c->func, base->cpu, was);
-		running = base->running == c;
-		spin_unlock_irqrestore(&base->lock, flags);
-		if (!running)
-			return ret;
+	while (__unset(c, &base, &ret)) {
 		atomic_inc(&base->expiry_waiters);
 		spin_lock_bh(&base->expiry_lock);
 		atomic_dec(&base->expiry_waiters);
 		spin_unlock_bh(&base->expiry_lock);
 	}
+	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(callout_unset_sync, CALLOUT_NS);
+
+/*
+ * callout_try_unset_sync() - callout_unset_sync() for a caller that may not
+ * wait, as try_to_del_timer_sync() is to timer_delete_sync()
+ *
+ * Context: any, even under a lock that @c's func takes.
+ * Return: as callout_unset(), or -EBUSY if @c's func runs now: then @c is
+ * no longer pending, but it may be freed only after a callout_unset_sync().
+ */
+int callout_try_unset_sync(struct callout *c)
+{
+	struct callout_base *base;
+	int ret = 0;
+
+	return __unset(c, &base, &ret) ? -EBUSY : ret;
+}
 
 /**
  * callout_pending() - is a callout armed and its func not yet started?
