@@ -4,11 +4,20 @@
  * struct callout_event records read from the file.
  *
  * Each open file owns its callouts (struct ucallout), found by handle in the
- * file's xarray. The xarray's lock is the file lock: it protects the handle
- * table, the event queue and every ucallout's user-side state. Lock order:
- * file lock, then a base lock (taken inside callout_set_ns()).
+ * file's handle table. The file lock protects the table, the event queue,
+ * the spare ucallouts and every ucallout's user-side state. Lock order: file
+ * lock, then a base lock (taken inside callout_set_from()).
  *
- * Ownership of a ucallout is held by whoever removes it from the xarray: a
+ * The handle table is an array of slots (a genradix): slot i holds the
+ * callout whose handle is (gen << 32 | i), gen being the slot's generation.
+ * A lookup is an index and a compare, and a cancel frees the slot for the
+ * next SET with its generation one higher, so a handle is never given
+ * twice; a slot whose generations are spent is retired. Freed ucallouts
+ * stay with the file as spares, up to UC_SPARES, for the next SET, as
+ * 4.4BSD's timeout() took its callouts from the callfree list: a SET+UNSET
+ * allocates nothing once the file has run.
+ *
+ * Ownership of a ucallout is held by whoever removes it from the table: a
  * cancel (UNSET, UNTIMEOUT, close) or the expiry of a one-shot, which then
  * hands it to the event queue and the reader frees it. A cancel waits for a
  * running expiry with callout_unset_sync() before freeing, and the expiry
@@ -22,6 +31,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/generic-radix-tree.h>
 #include <linux/math64.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -30,7 +40,6 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
-#include <linux/xarray.h>
 #include <uapi/linux/callout.h>
 
 #include "internal.h"
@@ -45,15 +54,38 @@
 #define UC_FIRED	0x8000u	/* a fired one-shot: the queue owns it */
 #define UC_EV_PERIODIC	0x10000u /* the queued expiry was of a periodic arming */
 
-/* One open /dev/callout. "Locked by" the file lock, handles.xa_lock. */
+/* Spare ucallouts a file keeps for its next SETs */
+#define UC_SPARES	64
+
+/**
+ * struct uc_slot - an entry of a file's handle table
+ * @uc:		the callout armed with this slot's handle, or NULL
+ * @next_free:	while free, the next free slot
+ * @gen:	the high half of this slot's handle
+ * @idx:	the low half: this slot's index
+ */
+struct uc_slot {
+	struct ucallout *uc;
+	struct uc_slot *next_free;
+	u32 gen;
+	u32 idx;
+};
+
+/* One open /dev/callout. "Locked" is under the file lock, ->lock. */
 struct callout_file {
-	struct xarray handles;		/* handle -> ucallout; its lock is the file lock */
+	spinlock_t lock;		/* the file lock, taken with BHs off */
+	/* the handle table, locked */
+	GENRADIX(struct uc_slot)
+		slots;
+	u32 nr_slots;			/* slots 1 .. nr_slots - 1 exist, locked */
+	struct uc_slot *free_slot;	/* first free slot, locked */
+	unsigned long nr_uc;		/* ucallouts owned, not spares, locked */
+	struct list_head spares;	/* unused ucallouts, linked by ->ev, locked */
+	unsigned int nr_spares;		/* locked */
 	struct list_head events;	/* ucallouts with an unread event, locked */
 	wait_queue_head_t wq;		/* readers and pollers */
 	struct mutex read_lock;		/* one reader takes events at a time */
-	u64 next_handle;		/* last handle given, locked */
 	u64 events_taken;		/* events removed by cancels, locked */
-	atomic_long_t count;		/* ucallouts allocated, for max_per_file */
 	bool closing;			/* release() runs: expiries do nothing, locked */
 };
 
@@ -61,7 +93,8 @@ struct callout_file {
  * struct ucallout - a callout of a /dev/callout file
  * @c:		the callout
  * @file:	owner
- * @handle:	index in file->handles
+ * @handle:	its handle: slot index and generation
+ * @slot:	its slot in file->slots
  * @cookie:	returned in events (the func of a TIMEOUT)
  * @expires_ns:	due time of the current arming
  * @period_ns:	0 one-shot, else the period
@@ -69,12 +102,13 @@ struct callout_file {
  * @fired_ns:	when it fired
  * @overrun:	expiries not read before the one queued
  * @uflags:	UC_* bits, under the file lock
- * @ev:		link on file->events while UC_QUEUED
+ * @ev:		link on file->events while UC_QUEUED, on file->spares while spare
  */
 struct ucallout {
 	struct callout c;
 	struct callout_file *file;
 	u64 handle;
+	struct uc_slot *slot;
 	u64 cookie;
 	u64 expires_ns;
 	u64 period_ns;
@@ -112,36 +146,6 @@ static struct ucallout_to *to_uto(struct ucallout *uc)
 	return container_of(uc, struct ucallout_to, uc);
 }
 
-static struct ucallout *uc_alloc(struct callout_file *f, bool timeout)
-{
-	struct ucallout *uc;
-	int ret = -ENOSPC;
-
-	if (atomic_long_inc_return(&f->count) > callout_max_per_file)
-		goto undo_file;
-	if (atomic_long_inc_return(&callout_user_total) > callout_max_total)
-		goto undo_total;
-	ret = -ENOMEM;
-	uc = kmem_cache_zalloc(timeout ? ucallout_to_cache : ucallout_cache,
-			       UC_GFP);
-	if (!uc)
-		goto undo_total;
-	callout_init(&uc->c);
-	uc->file = f;
-	if (timeout)
-		uc->uflags |= UC_TIMEOUT;
-	return uc;
-
-undo_total:
-	atomic_long_dec(&callout_user_total);
-undo_file:
-	atomic_long_dec(&f->count);
-	pr_warn_ratelimited("%s (pid %d): %s\n", current->comm,
-			    task_pid_nr(current), ret == -ENOSPC ?
-			    "callout limit reached" : "out of memory");
-	return ERR_PTR(ret);
-}
-
 /* call_rcu(), not kfree_rcu(): rcu_barrier() at unload waits for these. */
 static void uc_free_rcu(struct rcu_head *rcu)
 {
@@ -149,16 +153,155 @@ static void uc_free_rcu(struct rcu_head *rcu)
 			container_of(rcu, struct ucallout_to, rcu));
 }
 
-static void uc_free(struct ucallout *uc)
+/* The callout armed as @handle, or NULL; the file lock is held. */
+static struct ucallout *__uc_lookup(struct callout_file *f, u64 handle)
 {
-	struct callout_file *f = uc->file;
+	u32 idx = lower_32_bits(handle);
+	struct uc_slot *s;
 
-	if (uc_has(uc, UC_TIMEOUT))
-		call_rcu(&to_uto(uc)->rcu, uc_free_rcu);
+	if (!idx || idx >= f->nr_slots)
+		return NULL;
+	s = genradix_ptr(&f->slots, idx);
+	return s->gen == upper_32_bits(handle) ? s->uc : NULL;
+}
+
+/*
+ * Take a free slot for a new callout.
+ * Return: the slot; ERR_PTR(-EAGAIN), with the index of the slot whose page
+ * must be allocated first in @*idx; ERR_PTR(-ENOSPC) if every index is used.
+ */
+static struct uc_slot *__uc_slot_take(struct callout_file *f, u32 *idx)
+{
+	struct uc_slot *s = f->free_slot;
+
+	if (s) {
+		f->free_slot = s->next_free;
+		return s;
+	}
+	if (f->nr_slots == U32_MAX)
+		return ERR_PTR(-ENOSPC);
+	s = genradix_ptr(&f->slots, f->nr_slots);
+	if (!s) {
+		*idx = f->nr_slots;
+		return ERR_PTR(-EAGAIN);
+	}
+	s->idx = f->nr_slots++;
+	return s;
+}
+
+/* Free slot @s: its next handle is one never given. */
+static void __uc_slot_free(struct callout_file *f, struct uc_slot *s)
+{
+	s->uc = NULL;
+	if (s->gen == U32_MAX)
+		return;		/* retired: all its handles are spent */
+	s->gen++;
+	s->next_free = f->free_slot;
+	f->free_slot = s;
+}
+
+static struct ucallout *uc_refused(int err)
+{
+	pr_warn_ratelimited("%s (pid %d): %s\n", current->comm,
+			    task_pid_nr(current), err == -ENOSPC ?
+			    "callout limit reached" : "out of memory");
+	return ERR_PTR(err);
+}
+
+/*
+ * A new ucallout with a slot reserved for it: uc->handle names it, but
+ * lookups do not find it until uc_arm_new(). A spare if the file has one.
+ */
+static struct ucallout *uc_get(struct callout_file *f, bool timeout)
+{
+	struct ucallout *uc = NULL;
+	struct uc_slot *s;
+	u32 idx;
+
+	for (;;) {
+		spin_lock_bh(&f->lock);
+		s = ERR_PTR(-ENOSPC);
+		if (f->nr_uc >= callout_max_per_file)
+			break;
+		s = __uc_slot_take(f, &idx);
+		if (s != ERR_PTR(-EAGAIN))
+			break;
+		spin_unlock_bh(&f->lock);
+		if (!genradix_ptr_alloc(&f->slots, idx, UC_GFP))
+			return uc_refused(-ENOMEM);
+	}
+	if (!IS_ERR(s) && atomic_long_inc_return(&callout_user_total) >
+			  callout_max_total) {
+		atomic_long_dec(&callout_user_total);
+		__uc_slot_free(f, s);
+		s = ERR_PTR(-ENOSPC);
+	}
+	if (IS_ERR(s)) {
+		spin_unlock_bh(&f->lock);
+		return uc_refused(PTR_ERR(s));
+	}
+	f->nr_uc++;
+	if (!timeout && f->nr_spares) {
+		uc = list_first_entry(&f->spares, struct ucallout, ev);
+		list_del(&uc->ev);
+		f->nr_spares--;
+	}
+	spin_unlock_bh(&f->lock);
+
+	if (uc)
+		memset(uc, 0, sizeof(*uc));
 	else
-		kmem_cache_free(ucallout_cache, uc);
-	atomic_long_dec(&f->count);
+		uc = kmem_cache_zalloc(timeout ? ucallout_to_cache :
+				       ucallout_cache, UC_GFP);
+	if (!uc) {
+		spin_lock_bh(&f->lock);
+		__uc_slot_free(f, s);
+		f->nr_uc--;
+		atomic_long_dec(&callout_user_total);
+		spin_unlock_bh(&f->lock);
+		return uc_refused(-ENOMEM);
+	}
+	callout_init(&uc->c);
+	uc->file = f;
+	uc->slot = s;
+	uc->handle = (u64)s->gen << 32 | s->idx;
+	if (timeout)
+		uc->uflags |= UC_TIMEOUT;
+	return uc;
+}
+
+/*
+ * Give back @uc, which is in no table, queue or hash and whose func does
+ * not run: it becomes a spare, or is freed. The file lock is held.
+ */
+static void __uc_put(struct callout_file *f, struct ucallout *uc)
+{
+	f->nr_uc--;
 	atomic_long_dec(&callout_user_total);
+	if (uc_has(uc, UC_TIMEOUT)) {
+		call_rcu(&to_uto(uc)->rcu, uc_free_rcu);
+	} else if (f->nr_spares < UC_SPARES && !f->closing) {
+		list_add(&uc->ev, &f->spares);
+		f->nr_spares++;
+	} else {
+		kmem_cache_free(ucallout_cache, uc);
+	}
+}
+
+static void uc_put(struct callout_file *f, struct ucallout *uc)
+{
+	spin_lock_bh(&f->lock);
+	__uc_put(f, uc);
+	spin_unlock_bh(&f->lock);
+}
+
+/* Give back @uc of uc_get() and the slot reserved for it, never armed. */
+static void uc_abort(struct callout_file *f, struct ucallout *uc)
+{
+	spin_lock_bh(&f->lock);
+	__uc_slot_free(f, uc->slot);
+	__uc_put(f, uc);
+	spin_unlock_bh(&f->lock);
 }
 
 /* The expiry of a ucallout, in softirq context. */
@@ -168,7 +311,7 @@ static void uc_fire(void *arg)
 	struct callout_file *f = uc->file;
 	u64 now = callout_now_ns();
 
-	xa_lock(&f->handles);
+	spin_lock(&f->lock);
 	/* Cancelled, closing, or set again while this expiry waited: stale. */
 	if (f->closing || uc_has(uc, UC_DEAD) || callout_pending(&uc->c))
 		goto unlock;
@@ -212,12 +355,12 @@ static void uc_fire(void *arg)
 				    uc->handle);
 	}
 	/* Fired: no longer pending, the event queue owns it now. */
-	__xa_erase(&f->handles, uc->handle);
+	__uc_slot_free(f, uc->slot);
 	uc->uflags |= UC_FIRED;
 	if (uc_has(uc, UC_TIMEOUT))
 		callout_hash_remove(&to_uto(uc)->h);
 unlock:
-	xa_unlock(&f->handles);
+	spin_unlock(&f->lock);
 }
 
 /* Take @uc off the event queue; the file lock is held. */
@@ -237,21 +380,21 @@ static void __uc_dequeue(struct callout_file *f, struct ucallout *uc)
  */
 static bool __uc_claim(struct callout_file *f, struct ucallout *uc)
 {
-	if (xa_load(&f->handles, uc->handle) != uc)
+	if (uc->slot->uc != uc)
 		return false;
-	__xa_erase(&f->handles, uc->handle);
+	__uc_slot_free(f, uc->slot);
 	uc->uflags |= UC_DEAD;
 	__uc_dequeue(f, uc);
 	return true;
 }
 
-/* Finish the cancel of a claimed @uc: wait out its expiry and free it. */
-static void uc_cancel_claimed(struct ucallout *uc)
+/* Finish the cancel of a claimed @uc: wait out its expiry and put it. */
+static void uc_cancel_claimed(struct callout_file *f, struct ucallout *uc)
 {
 	if (uc_has(uc, UC_TIMEOUT))
 		callout_hash_remove(&to_uto(uc)->h);
 	callout_unset_sync(&uc->c);
-	uc_free(uc);
+	uc_put(f, uc);
 }
 
 static int check_times(u64 timeout_ns, u64 period_ns)
@@ -279,78 +422,50 @@ static int ioc_info(void __user *argp)
 }
 
 /*
- * A handle never given before in @f; one that goes unused must be given
- * back with uc_drop_handle().
- *
- * Handles only grow, so the one a SET gets usually lies in the xarray node
- * of the last, and a node whose last entry is erased is freed: a SET+UNSET
- * loop allocated, zeroed and RCU-freed a 576-byte node every pair. So the
- * slot of the next handle is kept reserved (a zero entry, which lookups see
- * as empty) and holds its node: a node is allocated once per XA_CHUNK_SIZE
- * handles. It is reserved here, under the lock that hands out handles, so
- * it precedes that handle's arming; without blocking, as it only saves.
+ * Arm @uc of uc_get() at uc->expires_ns, computed from the clock read
+ * @now_ns, and enter it in the table under its handle.
+ * Return: 0, or -errno with @uc out of the table again, for the caller to
+ * put. On success @uc may fire, be read and be freed at any moment: the
+ * caller must not touch it again.
  */
-static u64 uc_new_handle(struct callout_file *f)
-{
-	u64 handle;
-
-	xa_lock_bh(&f->handles);
-	handle = ++f->next_handle;
-	__xa_cmpxchg(&f->handles, handle + 1, NULL, XA_ZERO_ENTRY,
-		     GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
-	xa_unlock_bh(&f->handles);
-	return handle;
-}
-
-/* Give back a handle of uc_new_handle() that was not armed. */
-static void uc_drop_handle(struct callout_file *f, u64 handle)
-{
-	xa_lock_bh(&f->handles);
-	__xa_cmpxchg(&f->handles, handle, XA_ZERO_ENTRY, NULL, 0);
-	xa_unlock_bh(&f->handles);
-}
-
-/*
- * Enter @uc in the table as @handle (from uc_new_handle(): its slot is
- * empty or reserved, no one else's) and arm it at uc->expires_ns, computed
- * from the clock read @now_ns.
- * Return: 0 or -errno. On success @uc may fire, be read and be freed at
- * any moment: the caller must not touch it again.
- */
-static int uc_arm_new(struct callout_file *f, struct ucallout *uc, u64 handle,
-		      u64 now_ns)
+static int uc_arm_new(struct callout_file *f, struct ucallout *uc, u64 now_ns)
 {
 	int ret;
 
-	xa_lock_bh(&f->handles);
-	uc->handle = handle;
-	ret = xa_err(__xa_store(&f->handles, handle, uc, UC_GFP));
-	if (!ret) {
-		ret = callout_set_from(&uc->c, now_ns, uc->expires_ns, uc_fire,
-				       uc);
-		if (ret < 0)
-			__xa_erase(&f->handles, handle);
-	} else {
-		__xa_cmpxchg(&f->handles, handle, XA_ZERO_ENTRY, NULL, 0);
-	}
-	xa_unlock_bh(&f->handles);
+	spin_lock_bh(&f->lock);
+	uc->slot->uc = uc;
+	ret = callout_set_from(&uc->c, now_ns, uc->expires_ns, uc_fire, uc);
+	if (ret < 0)
+		__uc_slot_free(f, uc->slot);
+	spin_unlock_bh(&f->lock);
 	return ret < 0 ? ret : 0;
 }
 
-/* Cancel the callout of @handle; 0, or -ENOENT if it is not pending. */
+/*
+ * Cancel the callout of @handle; 0, or -ENOENT if it is not pending. Its
+ * func, uc_fire(), takes the file lock: unless it runs now, the callout
+ * is done with at once and goes back to the spares in the same section.
+ */
 static int uc_cancel_handle(struct callout_file *f, u64 handle)
 {
 	struct ucallout *uc;
-	bool claimed = false;
+	int ret = -ENOENT;
 
-	xa_lock_bh(&f->handles);
-	uc = xa_load(&f->handles, handle);
-	if (uc && !uc_has(uc, UC_TIMEOUT))
-		claimed = __uc_claim(f, uc);
-	xa_unlock_bh(&f->handles);
-	if (!claimed)
-		return -ENOENT;
-	uc_cancel_claimed(uc);
+	spin_lock_bh(&f->lock);
+	uc = __uc_lookup(f, handle);
+	if (uc && !uc_has(uc, UC_TIMEOUT)) {
+		__uc_claim(f, uc);
+		ret = callout_try_unset_sync(&uc->c);
+		if (ret != -EBUSY) {
+			__uc_put(f, uc);
+			ret = 0;
+		}
+	}
+	spin_unlock_bh(&f->lock);
+	if (ret != -EBUSY)
+		return ret;
+	callout_unset_sync(&uc->c);
+	uc_put(f, uc);
 	return 0;
 }
 
@@ -358,7 +473,7 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 {
 	struct callout_set req;
 	struct ucallout *uc;
-	u64 handle, now;
+	u64 now;
 	int ret;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
@@ -366,7 +481,7 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 	ret = check_times(req.timeout_ns, req.period_ns);
 	if (ret)
 		return ret;
-	uc = uc_alloc(f, false);
+	uc = uc_get(f, false);
 	if (IS_ERR(uc))
 		return PTR_ERR(uc);
 	uc->cookie = req.cookie;
@@ -376,17 +491,15 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 	 * be written back is never armed, so no event can come for a handle
 	 * the caller never learnt.
 	 */
-	handle = uc_new_handle(f);
-	if (put_user(handle, &argp->handle)) {
-		uc_drop_handle(f, handle);
-		uc_free(uc);
+	if (put_user(uc->handle, &argp->handle)) {
+		uc_abort(f, uc);
 		return -EFAULT;
 	}
 	now = callout_now_ns();
 	uc->expires_ns = now + req.timeout_ns;
-	ret = uc_arm_new(f, uc, handle, now);
+	ret = uc_arm_new(f, uc, now);
 	if (ret)
-		uc_free(uc);
+		uc_put(f, uc);
 	return ret;
 }
 
@@ -413,8 +526,8 @@ static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 	if (ret)
 		return ret;
 	this_cpu_inc(callout_op_counts.reset);
-	xa_lock_bh(&f->handles);
-	uc = xa_load(&f->handles, req.handle);
+	spin_lock_bh(&f->lock);
+	uc = __uc_lookup(f, req.handle);
 	if (!uc || uc_has(uc, UC_TIMEOUT)) {
 		ret = -ENOENT;
 	} else {
@@ -427,9 +540,9 @@ static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 		if (ret < 0)
 			refused = __uc_claim(f, uc);
 	}
-	xa_unlock_bh(&f->handles);
+	spin_unlock_bh(&f->lock);
 	if (refused)
-		uc_cancel_claimed(uc);
+		uc_cancel_claimed(f, uc);
 	return ret < 0 ? ret : 0;
 }
 
@@ -449,7 +562,7 @@ static int ioc_timeout(struct callout_file *f,
 		return -EINVAL;
 	if (req.ticks > div64_u64(callout_max_timeout_ns(), callout_tick_ns()))
 		return -ERANGE;
-	uc = uc_alloc(f, true);
+	uc = uc_get(f, true);
 	if (IS_ERR(uc))
 		return PTR_ERR(uc);
 	uto = to_uto(uc);
@@ -460,16 +573,15 @@ static int ioc_timeout(struct callout_file *f,
 	now = callout_now_ns();
 	uc->expires_ns = now + req.ticks * callout_tick_ns();
 	ret = callout_hash_insert(&uto->h);
-	if (ret)
-		goto free;
-	ret = uc_arm_new(f, uc, uc_new_handle(f), now);
+	if (ret) {
+		uc_abort(f, uc);
+		return ret;
+	}
+	ret = uc_arm_new(f, uc, now);
 	if (ret) {
 		callout_hash_remove(&uto->h);
-		goto free;
+		uc_put(f, uc);
 	}
-	return 0;
-free:
-	uc_free(uc);
 	return ret;
 }
 
@@ -490,7 +602,7 @@ static int ioc_untimeout(struct callout_file *f,
 
 	rcu_read_lock();
 	list = callout_hash_lookup(&key);
-	xa_lock_bh(&f->handles);
+	spin_lock_bh(&f->lock);
 	rhl_for_each_entry_rcu(h, pos, list, node) {
 		struct ucallout *uc = &container_of(h, struct ucallout_to, h)->uc;
 
@@ -499,11 +611,11 @@ static int ioc_untimeout(struct callout_file *f,
 			break;
 		}
 	}
-	xa_unlock_bh(&f->handles);
+	spin_unlock_bh(&f->lock);
 	rcu_read_unlock();
 	if (!found)
 		return -ENOENT;
-	uc_cancel_claimed(found);
+	uc_cancel_claimed(f, found);
 	return 0;
 }
 
@@ -555,22 +667,22 @@ static struct ucallout *__peek_event(struct callout_file *f,
 
 /*
  * Consume the event @ev just copied from @uc. Expiries counted after the
- * copy stay queued as a new event. Return: @uc if the reader must free it.
+ * copy stay queued as a new event.
  */
-static struct ucallout *__take_event(struct callout_file *f,
-				     struct ucallout *uc,
-				     const struct callout_event *ev)
+static void __take_event(struct callout_file *f, struct ucallout *uc,
+			 const struct callout_event *ev)
 {
 	u32 more = uc->overrun - ev->overrun;
 
 	if (more) {
 		uc->overrun = more - 1;
 		list_move_tail(&uc->ev, &f->events);
-		return NULL;
+		return;
 	}
 	__uc_dequeue(f, uc);
-	/* A fired one-shot left the handle table at expiry: free it. */
-	return uc_has(uc, UC_FIRED) ? uc : NULL;
+	/* A fired one-shot left the handle table at expiry: put it. */
+	if (uc_has(uc, UC_FIRED))
+		__uc_put(f, uc);
 }
 
 static ssize_t callout_read(struct file *file, char __user *buf, size_t count,
@@ -578,7 +690,7 @@ static ssize_t callout_read(struct file *file, char __user *buf, size_t count,
 {
 	struct callout_file *f = file->private_data;
 	struct callout_event ev;
-	struct ucallout *uc, *done_uc;
+	struct ucallout *uc;
 	size_t done = 0;
 	u64 taken;
 	int ret;
@@ -589,10 +701,10 @@ static ssize_t callout_read(struct file *file, char __user *buf, size_t count,
 	if (ret)
 		return ret;
 	while (done + sizeof(ev) <= count) {
-		xa_lock_bh(&f->handles);
+		spin_lock_bh(&f->lock);
 		uc = __peek_event(f, &ev);
 		taken = f->events_taken;
-		xa_unlock_bh(&f->handles);
+		spin_unlock_bh(&f->lock);
 		if (!uc) {
 			if (done)
 				break;
@@ -614,19 +726,16 @@ static ssize_t callout_read(struct file *file, char __user *buf, size_t count,
 			ret = -EFAULT;
 			break;
 		}
-		done_uc = NULL;
-		xa_lock_bh(&f->handles);
+		spin_lock_bh(&f->lock);
 		/*
 		 * Only readers take the head, under read_lock; a cancel may
 		 * have taken it meanwhile, and then this copy does not count.
 		 */
 		if (f->events_taken == taken) {
-			done_uc = __take_event(f, uc, &ev);
+			__take_event(f, uc, &ev);
 			done += sizeof(ev);
 		}
-		xa_unlock_bh(&f->handles);
-		if (done_uc)
-			uc_free(done_uc);
+		spin_unlock_bh(&f->lock);
 	}
 out:
 	mutex_unlock(&f->read_lock);
@@ -639,10 +748,10 @@ static __poll_t callout_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 
 	poll_wait(file, &f->wq, wait);
-	xa_lock_bh(&f->handles);
+	spin_lock_bh(&f->lock);
 	if (!list_empty(&f->events))
 		mask = EPOLLIN | EPOLLRDNORM;
-	xa_unlock_bh(&f->handles);
+	spin_unlock_bh(&f->lock);
 	return mask;
 }
 
@@ -653,7 +762,10 @@ static int callout_open(struct inode *inode, struct file *file)
 	f = kzalloc(sizeof(*f), UC_GFP);
 	if (!f)
 		return -ENOMEM;
-	xa_init_flags(&f->handles, XA_FLAGS_LOCK_BH);
+	spin_lock_init(&f->lock);
+	genradix_init(&f->slots);
+	f->nr_slots = 1;	/* handles are never 0 */
+	INIT_LIST_HEAD(&f->spares);
 	INIT_LIST_HEAD(&f->events);
 	init_waitqueue_head(&f->wq);
 	mutex_init(&f->read_lock);
@@ -666,26 +778,31 @@ static int callout_release(struct inode *inode, struct file *file)
 {
 	struct callout_file *f = file->private_data;
 	struct ucallout *uc, *tmp;
-	unsigned long handle;
+	struct uc_slot *s;
 	LIST_HEAD(unread);
+	u32 idx;
 
-	xa_lock_bh(&f->handles);
+	spin_lock_bh(&f->lock);
 	f->closing = true;
 	list_splice_init(&f->events, &unread);
-	xa_unlock_bh(&f->handles);
+	spin_unlock_bh(&f->lock);
 
 	/* Fired one-shots are only on the queue; periodic ones in the table. */
 	list_for_each_entry_safe(uc, tmp, &unread, ev) {
 		uc->uflags &= ~UC_QUEUED;
 		if (uc_has(uc, UC_FIRED))
-			uc_free(uc);
+			uc_put(f, uc);
 	}
 	/* Expiries see ->closing and leave the table alone from here on. */
-	xa_for_each(&f->handles, handle, uc) {
-		uc_cancel_claimed(uc);
+	for (idx = 1; idx < f->nr_slots; idx++) {
+		s = genradix_ptr(&f->slots, idx);
+		if (s->uc)
+			uc_cancel_claimed(f, s->uc);
 		cond_resched();
 	}
-	xa_destroy(&f->handles);
+	list_for_each_entry_safe(uc, tmp, &f->spares, ev)
+		kmem_cache_free(ucallout_cache, uc);
+	genradix_free(&f->slots);
 	mutex_destroy(&f->read_lock);
 	kfree(f);
 	return 0;

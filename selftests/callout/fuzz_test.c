@@ -37,6 +37,7 @@
 
 #include "kselftest.h"
 #include "callout_test.h"
+#include "handle_map.h"
 
 #define MS		1000000ULL
 #define NFILES		4
@@ -56,9 +57,9 @@ struct handle_model {
 
 struct file_model {
 	int fd;
-	struct handle_model *h;	/* indexed by handle */
-	size_t nr_h;
-	__u64 max_handle;
+	struct handle_map hmap;	/* handle -> its handle_model */
+	__u64 *given;		/* every handle SET gave, in order */
+	size_t nr_given, cap_given;
 	unsigned int timeouts[8][4];	/* TIMEOUTs armed per func/arg pair */
 	unsigned long wild_timeouts;	/* armed with a random func or arg */
 };
@@ -136,29 +137,45 @@ static void report(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The model of a handle this file was given, or NULL. */
 static struct handle_model *handle_of(struct file_model *m, __u64 handle)
 {
-	size_t n;
+	return handle_map_get(&m->hmap, handle);
+}
 
-	if (handle >= m->nr_h) {
-		if (handle > (1ULL << 28))
-			return NULL;
-		n = m->nr_h ? m->nr_h : 1024;
-		while (n <= handle)
-			n *= 2;
-		m->h = realloc(m->h, n * sizeof(*m->h));
-		if (!m->h)
-			ksft_exit_fail_msg("out of memory\n");
-		memset(m->h + m->nr_h, 0, (n - m->nr_h) * sizeof(*m->h));
-		m->nr_h = n;
+/* A handle SET just gave: the model of it, or NULL if it was given before. */
+static struct handle_model *new_handle(struct file_model *m, __u64 handle)
+{
+	struct handle_model *h;
+
+	if (!handle || handle_of(m, handle))
+		return NULL;
+	h = calloc(1, sizeof(*h));
+	if (m->nr_given == m->cap_given) {
+		m->cap_given = m->cap_given ? 2 * m->cap_given : 1024;
+		m->given = realloc(m->given, m->cap_given * sizeof(*m->given));
 	}
-	return &m->h[handle];
+	if (!h || !m->given)
+		ksft_exit_fail_msg("out of memory\n");
+	m->given[m->nr_given++] = handle;
+	handle_map_put(&m->hmap, handle, h);
+	return h;
+}
+
+static void free_model(struct file_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_given; i++)
+		free(handle_of(m, m->given[i]));
+	handle_map_free(&m->hmap);
+	free(m->given);
+	memset(m, 0, sizeof(*m));
 }
 
 static void open_file(struct file_model *m)
 {
-	free(m->h);
-	memset(m, 0, sizeof(*m));
+	free_model(m);
 	m->fd = open(CALLOUT_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (m->fd < 0)
 		ksft_exit_fail_msg("open %s: %s\n", CALLOUT_DEV, strerror(errno));
@@ -211,12 +228,15 @@ static __u64 rnd_handle(struct file_model *m)
 		return 0;
 	case 1:
 		return rnd();
-	case 2:
-		return m->max_handle + 1 + rnd_below(3);
-	case 3:
-		return files[rnd_below(NFILES)].max_handle;
+	case 2:		/* the next slots: often never given */
+		return m->nr_given ? m->given[m->nr_given - 1] + 1 + rnd_below(3) : 1;
+	case 3: {
+		struct file_model *o = &files[rnd_below(NFILES)];
+
+		return o->nr_given ? o->given[o->nr_given - 1] : 0;
+	}
 	default:
-		return m->max_handle ? 1 + rnd_below(m->max_handle) : 0;
+		return m->nr_given ? m->given[rnd_below(m->nr_given)] : 0;
 	}
 }
 
@@ -325,7 +345,7 @@ static void check_event(struct file_model *m, const struct callout_event *ev,
 		report("event flags %#x arg %llx", ev->flags, ev->arg);
 		return;
 	}
-	h = ev->handle <= m->max_handle ? handle_of(m, ev->handle) : NULL;
+	h = handle_of(m, ev->handle);
 	if (!h || h->state == H_UNUSED || h->state == H_CANCELLED) {
 		report("event for handle %llu, %s", ev->handle,
 		       h && h->state == H_CANCELLED ? "cancelled" :
@@ -512,15 +532,12 @@ static void do_ioctl(struct file_model *m)
 		if (err)
 			break;
 		s = (void *)arg;
-		if (s->handle <= m->max_handle) {
-			report("SET handle %llu not above %llu", s->handle,
-			       m->max_handle);
+		h = new_handle(m, s->handle);
+		if (!h) {
+			report("SET gave handle %llu, given before or 0",
+			       s->handle);
 			break;
 		}
-		m->max_handle = s->handle;
-		h = handle_of(m, s->handle);
-		if (!h)
-			break;
 		h->state = H_ARMED;
 		h->cookie = s->cookie;
 		h->ever_periodic = !!s->period_ns;
@@ -528,8 +545,7 @@ static void do_ioctl(struct file_model *m)
 		break;
 	}
 	case C_UNSET:
-		h = *(__u64 *)copy <= m->max_handle ?
-		    handle_of(m, *(__u64 *)copy) : NULL;
+		h = handle_of(m, *(__u64 *)copy);
 		/* Armed: pending, or fired meanwhile. Else never pending. */
 		may_enoent = true;
 		want = h && h->state == H_ARMED ? 0 : ENOENT;
@@ -540,7 +556,7 @@ static void do_ioctl(struct file_model *m)
 		struct callout_reset *r = (void *)copy;
 
 		want = -times_errno(r->timeout_ns, r->period_ns);
-		h = r->handle <= m->max_handle ? handle_of(m, r->handle) : NULL;
+		h = handle_of(m, r->handle);
 		if (!want) {
 			may_enoent = true;
 			want = h && h->state == H_ARMED ? 0 : ENOENT;
@@ -591,15 +607,19 @@ static void do_ioctl(struct file_model *m)
 static void drain_file(struct file_model *m)
 {
 	struct callout_event ev[64];
-	__u64 handle;
+	struct handle_model *h;
 	ssize_t n;
+	size_t j;
 	int i;
 
-	for (handle = 1; handle <= m->max_handle && handle < m->nr_h; handle++) {
-		if (m->h[handle].state != H_ARMED)
+	for (j = 0; j < m->nr_given; j++) {
+		__u64 handle = m->given[j];
+
+		h = handle_of(m, handle);
+		if (h->state != H_ARMED)
 			continue;
 		if (!ioctl(m->fd, CALLOUT_IOC_UNSET, &handle))
-			m->h[handle].state = H_CANCELLED;
+			h->state = H_CANCELLED;
 		else if (errno != ENOENT)
 			report("final UNSET %llu: %s", handle, strerror(errno));
 	}
@@ -607,8 +627,7 @@ static void drain_file(struct file_model *m)
 		for (i = 0; i < n / (ssize_t)sizeof(*ev); i++)
 			check_event(m, &ev[i], now_ns());
 	close(m->fd);
-	free(m->h);
-	memset(m, 0, sizeof(*m));
+	free_model(m);
 	m->fd = -1;
 }
 

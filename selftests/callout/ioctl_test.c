@@ -17,6 +17,7 @@
 
 #include "kselftest_harness.h"
 #include "callout_test.h"
+#include "handle_map.h"
 
 #define MS		1000000ULL
 
@@ -152,23 +153,34 @@ TEST_F(dev, handles_unique)
 {
 	enum { N = 1000 };
 	static __u64 h[N];
-	int i;
+	struct handle_map given = { 0 };
+	__u64 again = 0;
+	int i, round;
 
 	if (_metadata->skip)
 		return;
-	for (i = 0; i < N; i++) {
-		ASSERT_EQ(0, set_callout(self->fd, self->far, 0, i, &h[i]));
-		ASSERT_NE(0, h[i]);
-		if (i)
-			ASSERT_LT(h[i - 1], h[i]);
+	/* Slots are reused, handles never: each round gets N new ones. */
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < N; i++) {
+			ASSERT_EQ(0, set_callout(self->fd, self->far, 0, i,
+						 &h[i]));
+			ASSERT_NE(0, h[i]);
+			ASSERT_EQ(NULL, handle_map_get(&given, h[i]))
+				TH_LOG("handle %llu given twice", h[i]);
+			handle_map_put(&given, h[i], &given);
+		}
+		for (i = 0; i < N; i++)
+			ASSERT_EQ(0, unset_callout(self->fd, h[i]));
+		for (i = 0; i < N; i++)
+			ASSERT_EQ(-ENOENT, unset_callout(self->fd, h[i]));
 	}
-	for (i = 0; i < N; i++)
-		ASSERT_EQ(0, unset_callout(self->fd, h[i]));
+	/* A stale handle names nothing, not the callout now in its slot. */
+	ASSERT_EQ(0, set_callout(self->fd, self->far, 0, 0, &again));
+	ASSERT_EQ(NULL, handle_map_get(&given, again));
 	for (i = 0; i < N; i++)
 		ASSERT_EQ(-ENOENT, unset_callout(self->fd, h[i]));
-	/* A handle is never reused by the same file. */
-	ASSERT_EQ(0, set_callout(self->fd, self->far, 0, 0, &h[0]));
-	EXPECT_LT(h[N - 1], h[0]);
+	EXPECT_EQ(0, unset_callout(self->fd, again));
+	handle_map_free(&given);
 }
 
 TEST_F(dev, set_errors)
@@ -418,7 +430,7 @@ TEST_F(dev, read_many_epoll)
 	struct callout_event ev[64];
 	struct epoll_event ee = { .events = EPOLLIN };
 	int got[N] = { 0 }, total = 0, ep, i, n;
-	__u64 first = 0, h = 0, start;
+	__u64 h[N], start;
 
 	if (_metadata->skip)
 		return;
@@ -427,9 +439,8 @@ TEST_F(dev, read_many_epoll)
 	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->fd, &ee));
 	start = now_ns();
 	for (i = 0; i < N; i++) {
-		ASSERT_EQ(0, set_callout(self->fd, (20 + i % 20) * MS, 0, i, &h));
-		if (!i)
-			first = h;
+		ASSERT_EQ(0, set_callout(self->fd, (20 + i % 20) * MS, 0, i,
+					 &h[i]));
 	}
 	/* Nothing readable before the first is due (a slow guest may pass it). */
 	if (now_ns() < start + 20 * MS)
@@ -442,7 +453,7 @@ TEST_F(dev, read_many_epoll)
 		ASSERT_EQ(0, n % sizeof(ev[0]));
 		for (i = 0; i < n / (int)sizeof(ev[0]); i++) {
 			ASSERT_GT(N, ev[i].cookie);
-			EXPECT_EQ(first + ev[i].cookie, ev[i].handle);
+			EXPECT_EQ(h[ev[i].cookie], ev[i].handle);
 			got[ev[i].cookie]++;
 			total++;
 		}
@@ -531,11 +542,12 @@ TEST_F(dev, never_early)
 {
 	enum { N = 3000 };
 	static unsigned long long want[N];
+	static __u64 h[N];
 	static int seen[N];
 	struct callout_event ev[256];
 	unsigned long long before;
 	int i, n, total = 0, early = 0;
-	__u64 t, first = 0, h = 0;
+	__u64 t;
 
 	if (_metadata->skip)
 		return;
@@ -543,10 +555,7 @@ TEST_F(dev, never_early)
 	for (i = 0; i < N; i++) {
 		t = (1 + random() % 100) * MS + random() % MS;
 		before = now_ns();
-		ASSERT_EQ(0, set_callout(self->fd, t, 0, i, &h));
-		if (!i)
-			first = h;
-		ASSERT_EQ(first + i, h);
+		ASSERT_EQ(0, set_callout(self->fd, t, 0, i, &h[i]));
 		want[i] = before + t;
 	}
 	while (total < N) {
@@ -554,6 +563,7 @@ TEST_F(dev, never_early)
 		ASSERT_LT(0, n) TH_LOG("%d of %d events arrived", total, N);
 		for (i = 0; i < n; i++) {
 			ASSERT_GT(N, ev[i].cookie);
+			EXPECT_EQ(h[ev[i].cookie], ev[i].handle);
 			seen[ev[i].cookie]++;
 			early += ev[i].fired_ns < want[ev[i].cookie] ||
 				 ev[i].expires_ns < want[ev[i].cookie];

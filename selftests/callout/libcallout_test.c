@@ -297,8 +297,9 @@ TEST_F(lib, resetcallout_moves_it)
 	/* Due at the new time, not the old. */
 	EXPECT_LE(start + 20 * MS, s->ev[0].expires_ns);
 	EXPECT_GT(start + 10000 * MS, s->ev[0].expires_ns);
-	EXPECT_EQ(-EINVAL, resetcallout(h + 1, 0, 0));
-	EXPECT_EQ(-ENOENT, resetcallout(h + 1, MS, 0));
+	/* The next generation of h's slot: not given yet. */
+	EXPECT_EQ(-EINVAL, resetcallout(h + (1ULL << 32), 0, 0));
+	EXPECT_EQ(-ENOENT, resetcallout(h + (1ULL << 32), MS, 0));
 }
 
 TEST_F(lib, unsetcallout_cancels)

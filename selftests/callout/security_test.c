@@ -6,7 +6,8 @@
  *  - nobody (uid 65534) may open the device and use its own file, but cannot
  *    cancel, re-arm, untimeout or read another file's callouts, whatever
  *    handles and func/arg pairs it tries, nor read debugfs;
- *  - handles are per-file counters (1, 2, 3 in every file), not pointers;
+ *  - handles are per-file slot numbers (1, 2, 3 in every new file), not
+ *    pointers;
  *  - no kernel address appears in events or in the debugfs files;
  *  - max_per_file and max_total hold against a process that opens many
  *    files (the module is reloaded with small limits for that), and the
@@ -270,11 +271,12 @@ TEST(unprivileged_cannot_touch_other_files)
 }
 
 /*
- * Handles are counters of their file: every file gives 1, 2, 3..., so a
- * handle says nothing about the kernel, and events carry back only what the
- * caller gave and the times.
+ * Handles are slot numbers of their file (and the slot's generation, 0 in a
+ * new file): every new file gives 1, 2, 3..., so a handle says nothing
+ * about the kernel, and events carry back only what the caller gave and the
+ * times. The callouts are due after all are set, so no slot is reused.
  */
-TEST(handles_are_per_file_counters)
+TEST(handles_are_per_file_slots)
 {
 	enum { NF = 3, NH = 4 };
 	struct callout_event ev[NH];
@@ -289,7 +291,7 @@ TEST(handles_are_per_file_counters)
 	}
 	for (j = 0; j < NH; j++)
 		for (i = 0; i < NF; i++) {
-			ASSERT_EQ(0, set_callout(fd[i], (10 + j) * MS, 0,
+			ASSERT_EQ(0, set_callout(fd[i], (100 + j) * MS, 0,
 						 i * 100 + j, &h));
 			EXPECT_EQ(j + 1, h);
 		}

@@ -47,6 +47,7 @@
 
 #include "kselftest_harness.h"
 #include "callout_test.h"
+#include "handle_map.h"
 
 #define NFILES		4
 #define LIVE_MAX	400		/* live callouts a file may hold here */
@@ -208,8 +209,9 @@ struct tfile {
 	pthread_mutex_t read_lock;	/* one reader: events in queue order */
 	pthread_mutex_t lock;		/* the model below */
 	int fd;
-	struct rec **recs;		/* by handle; NULL: not a SET of ours */
+	struct rec **recs;		/* every SET's, in the order given */
 	u64 nrecs, cap_recs;
+	struct handle_map by_handle;	/* handle -> its rec */
 	struct pair *pairs;
 	int npairs, cap_pairs;
 	struct held *orphans;		/* events of a handle not yet known */
@@ -511,7 +513,7 @@ placed:
 		check_timeout_event(p, ev, read_end);
 		return;
 	}
-	r = ev->handle < f->nrecs ? f->recs[ev->handle] : NULL;
+	r = handle_map_get(&f->by_handle, ev->handle);
 	if (!r) {
 		atomic_fetch_add(&accts[A_ORPHANED], first);
 		hold(&f->orphans, &f->norphans, &f->cap_orphans, ev, read_end);
@@ -615,6 +617,7 @@ static void free_model(struct tfile *f)
 		free(f->pairs[i].held);
 	}
 	free(f->recs);
+	handle_map_free(&f->by_handle);
 	free(f->pairs);
 	free(f->orphans);
 	f->recs = NULL;
@@ -685,15 +688,14 @@ static struct rec *new_rec(struct tfile *f, u64 handle)
 		abort();
 	r->handle = handle;
 	r->last_ep = -1;
-	while (handle >= f->cap_recs) {
+	if (f->nrecs == f->cap_recs) {
 		f->cap_recs = f->cap_recs ? 2 * f->cap_recs : 1024;
 		f->recs = realloc(f->recs, f->cap_recs * sizeof(*f->recs));
 		if (!f->recs)
 			abort();
 	}
-	while (f->nrecs <= handle)
-		f->recs[f->nrecs++] = NULL;
-	f->recs[handle] = r;
+	f->recs[f->nrecs++] = r;
+	handle_map_put(&f->by_handle, handle, r);
 	return r;
 }
 
@@ -735,7 +737,7 @@ static void op_set(struct tfile *f, u64 *s)
 	}
 	atomic_fetch_add(&ops[req.period_ns ? OP_SETP : OP_SET1], 1);
 	pthread_mutex_lock(&f->lock);
-	if (req.handle < f->nrecs && f->recs[req.handle]) {
+	if (!req.handle || handle_map_get(&f->by_handle, req.handle)) {
 		bad(B_RESULT, "SET gave handle %llu twice", req.handle);
 	} else {
 		r = new_rec(f, req.handle);
@@ -748,16 +750,18 @@ static void op_set(struct tfile *f, u64 *s)
 	pthread_mutex_unlock(&f->lock);
 }
 
-/* A random handle the file was given, or 0 for one that is not a callout. */
-static u64 pick(struct tfile *f, u64 *s)
+/*
+ * One of the latest PICK_WINDOW SETs' records, or NULL (one time in 16)
+ * for a handle that is not a callout.
+ */
+static struct rec *pick(struct tfile *f, u64 *s)
 {
-	u64 lo, h;
+	u64 lo;
 
-	if (f->nrecs < 2)
-		return 0;
-	lo = f->nrecs > PICK_WINDOW ? f->nrecs - PICK_WINDOW : 1;
-	h = lo + rnd(s) % (f->nrecs - lo);
-	return f->recs[h] ? h : 0;
+	if (!f->nrecs || rnd(s) % 16 == 0)
+		return NULL;
+	lo = f->nrecs > PICK_WINDOW ? f->nrecs - PICK_WINDOW : 0;
+	return f->recs[lo + rnd(s) % (f->nrecs - lo)];
 }
 
 /*
@@ -773,8 +777,7 @@ static void op_unset_reset(struct tfile *f, u64 *s, bool reset)
 	int ret, err;
 
 	pthread_mutex_lock(&f->lock);
-	h = pick(f, s);
-	r = h ? f->recs[h] : NULL;
+	r = pick(f, s);
 	if (r && r->inflight) {
 		/*
 		 * One op at a time on a handle, so that its epochs are in
@@ -787,8 +790,8 @@ static void op_unset_reset(struct tfile *f, u64 *s, bool reset)
 	if (r)
 		r->inflight++;
 	pthread_mutex_unlock(&f->lock);
-	if (!r)
-		h = (1ULL << 62) + rnd(s) % 1000;	/* never given */
+	/* A generation no slot reaches: never given. */
+	h = r ? r->handle : (1ULL << 62) + rnd(s) % 1000;
 
 	req.handle = h;
 	req.timeout_ns = rnd_time(s);
@@ -1175,9 +1178,9 @@ static void final_accounting(void)
 			/* Read its events first: UNSET withdraws a queued one. */
 			read_file(f);
 			check_periodic_alive(r);
-			if (ioctl(f->fd, CALLOUT_IOC_UNSET, &h)) {
+			if (ioctl(f->fd, CALLOUT_IOC_UNSET, &r->handle)) {
 				bad(B_LOST, "periodic handle %llu not pending at the end: %s",
-				    h, strerror(errno));
+				    r->handle, strerror(errno));
 				continue;
 			}
 			atomic_fetch_add(&ops[OP_UNSET_OK], 1);
