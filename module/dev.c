@@ -216,6 +216,7 @@ static struct ucallout *uc_get(struct callout_file *f, bool timeout)
 {
 	struct ucallout *uc = NULL;
 	struct uc_slot *s;
+	u64 handle;
 	u32 idx;
 
 	for (;;) {
@@ -241,6 +242,7 @@ static struct ucallout *uc_get(struct callout_file *f, bool timeout)
 		return uc_refused(PTR_ERR(s));
 	}
 	f->nr_uc++;
+	handle = (u64)s->gen << 32 | s->idx;
 	if (!timeout && f->nr_spares) {
 		uc = list_first_entry(&f->spares, struct ucallout, ev);
 		list_del(&uc->ev);
@@ -264,7 +266,7 @@ static struct ucallout *uc_get(struct callout_file *f, bool timeout)
 	callout_init(&uc->c);
 	uc->file = f;
 	uc->slot = s;
-	uc->handle = (u64)s->gen << 32 | s->idx;
+	uc->handle = handle;
 	if (timeout)
 		uc->uflags |= UC_TIMEOUT;
 	return uc;
