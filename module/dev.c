@@ -19,10 +19,11 @@
  *
  * Ownership of a ucallout is held by whoever removes it from the table: a
  * cancel (UNSET, UNTIMEOUT, close) or the expiry of a one-shot, which then
- * hands it to the event queue and the reader frees it. A cancel waits for a
- * running expiry with callout_unset_sync() before freeing, and the expiry
- * checks UC_DEAD under the file lock, so no event is queued for a callout
- * after its cancel returns.
+ * hands it to the event queue and the reader puts it back. A cancel puts it
+ * back only once its expiry cannot run: callout_try_unset_sync() under the
+ * file lock says so, or callout_unset_sync() waits for it outside the lock.
+ * The expiry checks UC_DEAD under the file lock, so no event is queued for
+ * a callout after its cancel returns.
  *
  * Each ucallout is queued at most once: a periodic callout that fires again
  * before its event is read counts the extra expiry in ->overrun, so memory is
