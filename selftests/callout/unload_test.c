@@ -149,9 +149,12 @@ static int slab_counts(struct slab_count *c, int max)
 	while (n < max && fgets(line, sizeof(line), f)) {
 		/*
 		 * What callout.ko allocates outside its own caches (whose
-		 * leaks kmem_cache_destroy() reports at unload) lands in the
-		 * kmalloc caches and xarray nodes; the VFS's caches (filp,
-		 * dentry) free late by design and are not counted.
+		 * leaks kmem_cache_destroy() reports at unload, unless SLUB
+		 * merged the cache) lands in the kmalloc caches, the 6.12
+		 * genradix's nodes too (6.1's are pages: kmemleak in make
+		 * check-debug follows those), and radix tree nodes; the VFS's
+		 * caches (filp, dentry) free late by design and are not
+		 * counted.
 		 */
 		if (strncmp(line, "kmalloc-", 8) &&
 		    strncmp(line, "radix_tree_node", 15))
