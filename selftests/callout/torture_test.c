@@ -290,6 +290,13 @@ static bool epoch_fits(const struct rec *r, int k,
 
 	if (x < lo)
 		return false;
+	/*
+	 * The flag tells which kind of arming the due time is of (the ABI
+	 * says so even after a RESET changed the kind); with one epoch a
+	 * wrong flag is reported as such, not as an event off the grid.
+	 */
+	if (r->nep > 1 && !e->period != !(ev->flags & CALLOUT_EV_PERIODIC))
+		return false;
 	if (!e->period)
 		return x <= hi && (r->nep > 1 || !ev->overrun);
 	if (k == r->last_ep &&
@@ -358,14 +365,16 @@ static void check_event(struct tfile *f, struct rec *r,
 	/*
 	 * An event fired while a RESET ran may be of the old epoch or the
 	 * new: the old one if it continues the old one's grid exactly, else
-	 * the newest that fits.
+	 * the newest that fits. The first event of all goes to the oldest
+	 * that fits: an old epoch's first due time is known to within the
+	 * SET's few microseconds, a RESET's only to within its whole call.
 	 */
 	for (k = r->nep - 1; k >= 0; k--) {
 		if (!epoch_possible(r, k, ev->fired_ns) ||
 		    !epoch_fits(r, k, ev))
 			continue;
 		fits++;
-		if (best < 0 ||
+		if (best < 0 || r->last_ep < 0 ||
 		    (k == r->last_ep && r->ep[k].period &&
 		     ev->expires_ns - r->last_expires ==
 		     (1ULL + ev->overrun) * r->ep[k].period))
