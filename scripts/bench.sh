@@ -263,7 +263,7 @@ fig9=(wheel:bsd wheel:hashed wheel:hierarchical handle:hashed hash:hashed
 	printf 'slab objects: ucallout %s, ucallout_to %s, callout_to %s.\n' \
 		"$(med ucallout 0 objsize)" "$(med ucallout_to 0 objsize)" "$(med callout_to 0 objsize)"
 	big=${uns##* }
-	printf 'Slab growth per pending /dev/callout callout at N=%s (handle table included): %s bytes.\n' \
+	printf 'Slab growth per pending /dev/callout callout at N=%s (slab only, not the pages of the handle table): %s bytes.\n' \
 		"$big" "$(med callout_set "$big" slab_bytes_per_callout)"
 
 	echo

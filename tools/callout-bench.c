@@ -15,7 +15,7 @@
  *   floor    CALLOUT_IOC_INFO: the cost of an ioctl on /dev/callout
  *   set      CALLOUT_IOC_SET + CALLOUT_IOC_UNSET (pair_ns); with N >= 100000
  *            also the kernel memory each pending callout costs (Slab: of
- *            /proc/meminfo, handle table included)
+ *            /proc/meminfo; not the handle table, which takes pages)
  *   reset    CALLOUT_IOC_RESET of one pending callout (rearm_ns)
  *   timeout  CALLOUT_IOC_TIMEOUT + CALLOUT_IOC_UNTIMEOUT (pair_ns)
  *   timerfd  timerfd_settime arm + disarm (pair_ns) and re-arm (rearm_ns),
