@@ -18,7 +18,10 @@ CALLOUT_CACHE ?= $(CURDIR)/.cache
 export CALLOUT_CACHE
 
 # Evaluated when used, so a fresh machine's first `make` sees the headers
-# that deps.sh has just installed: Debian's default -amd64 headers.
+# that deps.sh has just installed: Debian's default -amd64 headers. GNU make
+# expands all of a recipe before running its first line, so a recipe that
+# uses $(KVER), $(KDIR) or the cache never installs them itself: its target
+# has `deps` as a prerequisite, which runs first.
 KVER ?= $(shell scripts/deps.sh --print-kver)
 # A kernel built from source can be used by linking its tree to
 # $(CALLOUT_CACHE)/kernels/<kver>/build beside its vmlinuz.
@@ -28,7 +31,6 @@ KDIR ?= $(or $(wildcard $(CALLOUT_CACHE)/kernels/$(KVER)/build),/usr/src/linux-h
 user_kver := $(if $(filter command line environment,$(origin KVER)),$(KVER))
 
 DEPS := scripts/deps.sh
-ensure_deps = @$(DEPS) --check $(user_kver) || $(DEPS) $(user_kver)
 
 # Module parameters for the VM targets: make demo PARAMS='scheme=hashed'
 PARAMS ?=
@@ -37,7 +39,7 @@ VM_OPTS = $(if $(user_kver),--kernel $(user_kver)) $(if $(PARAMS),--params '$(PA
 
 # kselftest collections: every selftests/<name>/Makefile.
 SELFTEST_DIRS := $(patsubst %/Makefile,%,$(wildcard selftests/*/Makefile))
-KSFT_SRC = $(CALLOUT_CACHE)/linux-source-6.1/tools/testing/selftests
+KSFT_SRC := $(CALLOUT_CACHE)/linux-source/tools/testing/selftests
 KSFT_INSTALL := $(CURDIR)/build/kselftest
 
 .PHONY: all modules selftests tools bench bench-core clean deps check check-matrix \
@@ -45,14 +47,12 @@ KSFT_INSTALL := $(CURDIR)/build/kselftest
 
 all: modules
 
-modules:
-	$(ensure_deps)
+modules: deps
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 # Build every collection and install it, runner and list included, the way
 # the kernel's selftests Makefile does: build/kselftest/run_kselftest.sh.
-selftests:
-	$(ensure_deps)
+selftests: deps
 	@rm -rf $(KSFT_INSTALL)
 	@mkdir -p $(KSFT_INSTALL)/kselftest
 	@install -m 755 $(KSFT_SRC)/run_kselftest.sh $(KSFT_INSTALL)/
@@ -67,8 +67,9 @@ selftests:
 			COLLECTION=$$c emit_tests >>$(KSFT_INSTALL)/kselftest-list.txt; \
 	done
 
+# Everything the other targets need, installed if missing (scripts/deps.sh).
 deps:
-	$(DEPS) $(user_kver)
+	@$(DEPS) --check $(user_kver) || $(DEPS) $(user_kver)
 
 check:
 	$(if $(user_kver),KVER=$(user_kver)) scripts/check.sh
@@ -139,15 +140,13 @@ bench: modules selftests tools
 
 # Instructions per insert/remove/tick of every scheme, in user space
 # (callgrind): tools/core/results/bench-core.{csv,md}.
-bench-core:
-	$(ensure_deps)
+bench-core: deps
 	$(MAKE) --no-print-directory -C tools/core bench-core
 
 # Static checks, one TAP line each, failing on any finding: checkpatch
 # --strict, W=1, sparse, kernel-doc, shellcheck, docutils (scripts/lint.sh
 # says how).
-lint:
-	$(ensure_deps)
+lint: deps
 	@KVER=$(KVER) KDIR=$(KDIR) scripts/lint.sh
 
 clean:

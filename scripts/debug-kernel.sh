@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # debug-kernel.sh - build (once per machine) the QEMU-only debug kernel that
-# `scripts/vm.sh --kernel debug` boots: Debian's linux-source-6.1 from
+# `scripts/vm.sh --kernel debug` boots: the Debian release's linux-source
+# (that of its default kernel: 6.1 on Debian 12, 6.12 on Debian 13) from
 # tinyconfig plus the fragment below, with KASAN (generic, inline), lockdep
 # (PROVE_LOCKING), DEBUG_ATOMIC_SLEEP, debug objects for timers and hrtimers,
 # kmemleak, UBSAN and DEBUG_LIST.
@@ -15,7 +16,7 @@
 #        scripts/debug-kernel.sh --config   print the config fragment
 #
 # The kernel lives in $CALLOUT_CACHE/kernels/debug-<hash>/: vmlinuz, release
-# (its `uname -r`, 6.1.<sublevel>-debug-<hash>) and build/ (the whole tree,
+# (its `uname -r`, e.g. 6.1.<sublevel>-debug-<hash>) and build/ (the whole tree,
 # for building modules with M=). <hash> covers the fragment, the
 # linux-source package version and the compiler, so changing any of them
 # builds a new kernel and a cached one is never stale. The symbolic link
@@ -27,7 +28,8 @@ set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${CALLOUT_CACHE:-$top/.cache}
-tarball=/usr/src/linux-source-6.1.tar.xz
+# shellcheck source=scripts/progress.sh
+. "$top/scripts/progress.sh"
 
 # What the debug kernel is, on top of tinyconfig. tinyconfig is allnoconfig
 # plus a few tiny choices, so everything the VM and the tests use is named
@@ -135,7 +137,7 @@ must_have=(64BIT SMP ACPI PCI HOTPLUG_CPU SLUB KASAN KASAN_GENERIC KASAN_INLINE
 	   EVENT_TRACING MULTIUSER FUTEX POSIX_TIMERS MEMCG)
 
 src_version() {
-	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null ||
+	dpkg-query -W -f='${Version}' "$(basename "$tarball" .tar.xz)" 2>/dev/null ||
 		stat -c '%s %Y' "$tarball"
 }
 
@@ -147,8 +149,11 @@ key() {
 	} | sha256sum | cut -c1-12
 }
 
-name=debug-$(key)
-dir=$cache/kernels/$name
+locate() {
+	tarball=$("$top/scripts/deps.sh" --print-ksrc)
+	name=debug-$(key)
+	dir=$cache/kernels/$name
+}
 
 built() {
 	[ -f "$dir/vmlinuz" ] && [ -f "$dir/release" ]
@@ -161,15 +166,19 @@ finish() {
 	exit 0
 }
 
+# Before deps.sh has run (--dir, --check on a fresh machine) there is no
+# linux-source yet: the kernel named then is one not built.
 case ${1:-} in
---dir) echo "$dir"; exit 0 ;;
---check) built; exit ;;
+--dir) locate; echo "$dir"; exit 0 ;;
+--check) locate; built; exit ;;
 --config) fragment; exit 0 ;;
--h|--help) sed -n '3,22s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-h|--help) sed -n '3,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
 '') ;;
 *) echo "debug-kernel.sh: unknown argument $1" >&2; exit 2 ;;
 esac
 
+"$top/scripts/deps.sh" --check || "$top/scripts/deps.sh" >&2
+locate
 built && finish
 
 # One build per machine at a time: whoever comes second waits and finds it.
@@ -178,16 +187,16 @@ exec 9>"$cache/kernels/.debug.lock"
 flock 9
 built && finish
 
-"$top/scripts/deps.sh" --check || "$top/scripts/deps.sh" >&2
 [ -f "$tarball" ] || { echo "debug-kernel.sh: no $tarball (make deps)" >&2; exit 2; }
 
 start=$(date +%s)
 tree=$dir/build
+log=$dir/build.log
 if [ ! -f "$tree/.extracted" ]; then
-	echo "debug-kernel.sh: extracting $tarball into $tree" >&2
 	rm -rf "$tree"
 	mkdir -p "$tree"
-	tar -xJf "$tarball" -C "$tree" --strip-components=1
+	logged "$log" "extracting $tarball into $tree" \
+		tar -xJf "$tarball" -C "$tree" --strip-components=1
 	touch "$tree/.extracted"
 fi
 
@@ -212,8 +221,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 jobs=${CALLOUT_DEBUG_JOBS:-2}
-echo "debug-kernel.sh: building bzImage and modules with -j$jobs (7-10 minutes)" >&2
-nice "${kmake[@]}" -s -j"$jobs" bzImage modules >&2
+logged "$log" "building bzImage and modules with -j$jobs (7-10 minutes)" \
+	nice "${kmake[@]}" -j"$jobs" bzImage modules
 "${kmake[@]}" -s kernelrelease >"$dir/release.tmp"
 cp "$tree/arch/x86/boot/bzImage" "$dir/vmlinuz.tmp"
 mv "$dir/vmlinuz.tmp" "$dir/vmlinuz"

@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Idempotent set-up from Debian's packages: kernel headers, a kernel image for
-# the test VM (unpacked with dpkg -x into a cache, skipping update-initramfs),
-# QEMU, busybox, the kselftest framework, tools/include, tools/lib and
-# checkpatch from linux-source-6.1.
+# Idempotent set-up from Debian's packages, on whatever release this is
+# (Debian 12 and 13 are tested): kernel headers, a kernel image for the test
+# VM (unpacked with dpkg -x into a cache, skipping update-initramfs), QEMU,
+# busybox, and from the linux-source of the release's default kernel the
+# kselftest framework, tools/include, tools/lib and checkpatch. Package names
+# that differ between releases are asked of apt, never written here: the
+# default kernel is the one linux-headers-amd64 depends on, linux-source is
+# that kernel's, the clang runtime is that of the release's clang.
 #
 # Usage: scripts/deps.sh [KVER]...          install everything the project
 #                                           needs, plus headers and a VM image
 #                                           for each KVER (default: see
 #                                           --print-kver)
+#        scripts/deps.sh --packages [KVER]...
+#                                           the packages only (root's part;
+#                                           what a normal user is told to run
+#                                           as root)
 #        scripts/deps.sh --check [KVER]...  exit 0, silently, if all of that
-#                                           is already there (cheap: one
-#                                           dpkg-query and a few stats)
+#                                           is already there (cheap: a few
+#                                           dpkg-queries and stats)
 #        scripts/deps.sh --print-kver       print the default KVER: the kernel
 #                                           of Debian's linux-headers-amd64
 #                                           (else the newest generic -amd64
@@ -21,25 +29,33 @@
 #                                           check-matrix, one a line: the
 #                                           default, then the newest 6.12
 #                                           generic and 6.12 -rt (installed,
-#                                           else the newest apt knows)
+#                                           else the newest apt knows), each
+#                                           once
+#        scripts/deps.sh --print-ksrc       print the linux-source tarball the
+#                                           cache's files come from
 #
-# CALLOUT_CACHE (default: <top>/.cache) is where the kernel images and the
-# files from linux-source go.
+# Installing packages needs root: as a normal user, deps.sh uses sudo when
+# it works without a password, else it says what to run as root and stops.
+# apt's output goes to build/deps.log. The kernel images and the files from
+# linux-source go to CALLOUT_CACHE (default: <top>/.cache), as the caller.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${CALLOUT_CACHE:-$top/.cache}
+log=$top/build/deps.log
+# shellcheck source=scripts/progress.sh
+. "$top/scripts/progress.sh"
+PROGRESS_TAG=deps
 
-need_pkgs=(qemu-system-x86 busybox-static cpio sparse xz-utils kmod rsync
-	   linux-headers-amd64 linux-source-6.1 make gcc libc6-dev
-	   valgrind clang libclang-rt-14-dev gnuplot-nox shellcheck dkms
-	   python3-docutils
+# The same on every release.
+base_pkgs=(qemu-system-x86 busybox-static cpio sparse xz-utils kmod rsync
+	   linux-headers-amd64 clang make gcc libc6-dev
+	   valgrind gnuplot-nox shellcheck dkms python3-docutils
 	   flex bison libelf-dev bc libssl-dev) # the last five: debug-kernel.sh
 
-# What we take from linux-source-6.1. Changing this list makes the next run
-# extract again: the stamp holds a hash of the list.
-ksrc_ver=6.1
-ksrc=$cache/linux-source-$ksrc_ver
+# What we take from linux-source. Changing this list, or the source's
+# version, makes the next run extract again: the stamp holds a hash of both.
+ksrc=$cache/linux-source
 ksrc_files=(
 	tools/testing/selftests/kselftest.h
 	tools/testing/selftests/kselftest_harness.h
@@ -56,25 +72,25 @@ ksrc_files=(
 	scripts/kernel-doc
 )
 ksrc_stamp=$ksrc/.extracted
-ksrc_hash=$(printf '%s\n' "$ksrc_ver" "${ksrc_files[@]}" | md5sum | cut -d' ' -f1)
 
-missing_pkgs() {
-	# One dpkg-query for the lot; a package it does not know is missing too.
-	local installed
-	# dpkg-query fails when it knows none of a name: that is an answer.
-	installed=$( (dpkg-query -W -f='${Package} ${db:Status-Status}\n' \
-		"${need_pkgs[@]}" 2>/dev/null || true) |
-		awk '$2 == "installed" { print $1 }')
-	for p in "${need_pkgs[@]}"; do
-		grep -qx -- "$p" <<<"$installed" || echo "$p"
-	done
+# depends_on PKG PATTERN: the first of PKG's dependencies matching PATTERN
+# (an extended regex), from dpkg if it is installed, else from apt's lists.
+depends_on() {
+	local d
+	d=$(dpkg-query -W -f='${db:Status-Status} ${Depends}\n' "$1" 2>/dev/null |
+		sed -n 's/^installed //p')
+	[ -n "$d" ] || d=$(apt-cache depends "$1" 2>/dev/null |
+		sed -n 's/^ *Depends: //p' | tr '\n' ',')
+	d=${d//|/,}
+	tr ',' '\n' <<<"$d" | sed 's/^ *//; s/ .*//' | grep -Ex -m 1 "$2" || true
 }
 
 # The default kernel, for the build and the VM: the one Debian's
-# linux-headers-amd64 depends on (6.1 on Debian 12), so that installing a
-# 6.12 kernel for the matrix does not change everybody's default; without
-# that package, the newest installed linux-headers-*-amd64 of the generic
-# flavour (-rt and -cloud are there to be asked for by name).
+# linux-headers-amd64 depends on (6.1 on Debian 12, 6.12 on Debian 13), so
+# that installing another kernel for the matrix does not change everybody's
+# default; without that package, the newest installed
+# linux-headers-*-amd64 of the generic flavour (-rt and -cloud are there to
+# be asked for by name).
 newest_headers() {
 	local d k
 	k=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
@@ -87,6 +103,53 @@ newest_headers() {
 		case $d in *-rt-amd64|*-cloud-amd64) continue ;; esac
 		if [ -d "$d" ]; then echo "${d#/usr/src/linux-headers-}"; fi
 	done | sort -V | tail -n 1
+}
+
+# The packages whose names depend on the release: linux-source-X.Y of the
+# default kernel (the kselftest framework and checkpatch match the kernel
+# the VM boots) and the runtime of the release's clang (ASan, libFuzzer).
+# Asked of dpkg when installed, else of apt's lists; empty when neither
+# knows (no lists yet: apt-get update, then ask again).
+release_pkgs() {
+	local k c
+	k=$(depends_on linux-headers-amd64 'linux-headers-[0-9].*-amd64')
+	k=${k#linux-headers-}
+	c=$(depends_on clang 'clang-[0-9]+')
+	[ -n "$k" ] && [ -n "$c" ] || return 0
+	echo "linux-source-$(ksrc_version "$k")"
+	echo "libclang-rt-${c#clang-}-dev"
+}
+
+# ksrc_version KVER: the X.Y of a kernel version (6.1.0-56-amd64 -> 6.1).
+ksrc_version() {
+	sed -E 's/^([0-9]+\.[0-9]+).*/\1/' <<<"$1"
+}
+
+# The tarball our files come from: that of the default kernel.
+ksrc_tarball() {
+	local k
+	k=$(newest_headers)
+	[ -n "$k" ] || return 0
+	echo "/usr/src/linux-source-$(ksrc_version "$k").tar.xz"
+}
+
+ksrc_hash() {
+	{
+		ksrc_tarball
+		dpkg-query -W -f='${Version}\n' "linux-source-$(ksrc_version "$(newest_headers)")" 2>/dev/null
+		printf '%s\n' "${ksrc_files[@]}"
+	} | md5sum | cut -d' ' -f1
+}
+
+# missing_pkgs PKG...: those of PKG not installed.
+missing_pkgs() {
+	local installed p
+	# dpkg-query fails when it knows none of a name: that is an answer.
+	installed=$( (dpkg-query -W -f='${Package} ${db:Status-Status}\n' \
+		"$@" 2>/dev/null || true) | awk '$2 == "installed" { print $1 }')
+	for p in "$@"; do
+		grep -qx -- "$p" <<<"$installed" || echo "$p"
+	done
 }
 
 # matrix_kver FLAVOUR: the newest installed 6.12 kernel of FLAVOUR (amd64,
@@ -121,69 +184,127 @@ have_headers() {
 }
 
 kvers=()
-check=
+mode=all
 for arg in "$@"; do
 	case $arg in
-	--check) check=1 ;;
+	--check) mode=check ;;
+	--packages) mode=packages ;;
 	--print-kver) newest_headers; exit 0 ;;
-	--print-matrix) newest_headers; matrix_kver amd64; matrix_kver rt-amd64; exit 0 ;;
-	-h|--help) sed -n '3,26s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--print-ksrc) ksrc_tarball; exit 0 ;;
+	--print-matrix)
+		{ newest_headers; matrix_kver amd64; matrix_kver rt-amd64; } |
+			awk 'NF && !seen[$0]++'
+		exit 0 ;;
+	-h|--help) sed -n '3,40s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) echo "deps: unknown option $arg" >&2; exit 2 ;;
 	*) kvers+=("$arg") ;;
 	esac
 done
 
-ready() {
+# The packages still to install, for the default kernel and for KVERS;
+# empty when everything is there. Names that depend on the release come
+# from apt (release_pkgs): when apt cannot tell yet, "?" stands for them.
+pkgs_to_install() {
+	local -a rel
 	local k
-	[ -z "$(missing_pkgs)" ] || return 1
-	[ "$(cat "$ksrc_stamp" 2>/dev/null)" = "$ksrc_hash" ] || return 1
-	if [ ${#kvers[@]} -eq 0 ]; then
-		k=$(newest_headers)
-		[ -n "$k" ] || return 1
-		set -- "$k"
-	else
-		set -- "${kvers[@]}"
-	fi
-	for k in "$@"; do
-		have_headers "$k" && [ -f "$cache/kernels/$k/vmlinuz" ] || return 1
+	mapfile -t rel < <(release_pkgs)
+	missing_pkgs "${base_pkgs[@]}" "${rel[@]}"
+	[ ${#rel[@]} -gt 0 ] || echo "?"
+	for k in "${kvers[@]}"; do
+		have_headers "$k" || echo "linux-headers-$k"
 	done
 }
 
-if [ -n "$check" ]; then
-	ready
+# The cache's part: linux-source's files and a VM image for each kernel.
+cache_ready() {
+	local k
+	[ "$(cat "$ksrc_stamp" 2>/dev/null)" = "$(ksrc_hash)" ] || return 1
+	k=$(newest_headers)
+	[ -n "$k" ] || return 1
+	for k in "$k" "${kvers[@]}"; do
+		[ -f "$cache/kernels/$k/vmlinuz" ] || return 1
+	done
+}
+
+if [ "$mode" = check ]; then
+	[ -z "$(pkgs_to_install)" ] && cache_ready
 	exit
 fi
+
+# Root's part. A normal user gets sudo when it needs no password; else one
+# message naming the command to run as root, at once.
+as_root=()
+need_root() {
+	[ "$(id -u)" -eq 0 ] && return 0
+	if sudo -n true 2>/dev/null; then
+		as_root=(sudo -n)
+		return 0
+	fi
+	echo "deps: installing Debian packages needs root; as root, run:" \
+		"$top/scripts/deps.sh --packages${kvers[*]:+ ${kvers[*]}}" \
+		"(then make again)" >&2
+	exit 1
+}
+
+# build/ belongs to whoever owns the tree, also when root runs this.
+install -d -o "$(stat -c %u "$top")" -g "$(stat -c %g "$top")" "$top/build"
+export DEBIAN_FRONTEND=noninteractive
+updated=
+apt_update() {
+	[ -n "$updated" ] && return 0
+	need_root
+	logged "$log" "apt-get update" "${as_root[@]}" apt-get update
+	updated=1
+}
+
+install_pkgs() {
+	local -a missing
+	mapfile -t missing < <(pkgs_to_install)
+	[ ${#missing[@]} -gt 0 ] || return 0
+	need_root
+	if [[ " ${missing[*]} " = *" ? "* ]]; then
+		# A release-dependent name apt cannot tell yet: fresh lists first.
+		apt_update
+		mapfile -t missing < <(pkgs_to_install)
+		if [[ " ${missing[*]} " = *" ? "* ]]; then
+			echo "deps: apt knows no linux-headers-amd64 or clang here" >&2
+			exit 1
+		fi
+	fi
+	[ ${#missing[@]} -gt 0 ] || return 0
+	logged "$log" "installing ${missing[*]}" \
+		"${as_root[@]}" apt-get install -y --no-install-recommends "${missing[@]}" || {
+		# Lists too old for what they name (a security update): refresh.
+		[ -z "$updated" ] || exit 1
+		apt_update
+		logged "$log" "installing ${missing[*]}" \
+			"${as_root[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+	}
+}
 
 # Two engineers' builds may call us at once: one set-up at a time.
 mkdir -p "$cache"
 exec 9>"$cache/.deps.lock"
 flock 9
-ready && { echo "deps: ready (kernel ${kvers[*]:-$(newest_headers)})"; exit 0; }
 
-export DEBIAN_FRONTEND=noninteractive
-updated=
-apt_update() {
-	[ -n "$updated" ] && return 0
-	apt-get update -qq
-	updated=1
+install_pkgs
+[ "$mode" = packages ] && { echo "deps: packages ready" >&2; exit 0; }
+
+# download DIR KVER: linux-image-KVER's package into DIR
+download() {
+	cd "$1" && apt-get download "linux-image-$2"
 }
-
-mapfile -t missing < <(missing_pkgs)
-if [ ${#missing[@]} -gt 0 ]; then
-	echo "deps: installing ${missing[*]}"
-	apt_update
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
 
 # fetch_kernel KVER: unpack linux-image-KVER into $cache/kernels/KVER
 fetch_kernel() {
 	local kver=$1 dir=$cache/kernels/$1 tmp
 	[ -f "$dir/vmlinuz" ] && return 0
-	echo "deps: unpacking linux-image-$kver for the VM"
 	tmp=$(mktemp -d)
-	(cd "$tmp" && apt-get download -qq "linux-image-$kver" 2>/dev/null) || {
+	logged "$log" "downloading linux-image-$kver for the VM" \
+		download "$tmp" "$kver" || {
 		apt_update
-		(cd "$tmp" && apt-get download -qq "linux-image-$kver")
+		logged "$log" "downloading linux-image-$kver for the VM" \
+			download "$tmp" "$kver"
 	}
 	dpkg -x "$tmp"/linux-image-*.deb "$tmp/root"
 	mkdir -p "$dir"
@@ -193,22 +314,21 @@ fetch_kernel() {
 	rm -rf "$tmp"
 }
 
-# Extra kernels named on the command line (e.g. for the 6.12 matrix).
 [ ${#kvers[@]} -gt 0 ] || kvers=("$(newest_headers)")
 for kver in "${kvers[@]}"; do
-	have_headers "$kver" || {
-		echo "deps: installing linux-headers-$kver"
-		apt_update
-		apt-get install -y -qq --no-install-recommends "linux-headers-$kver" >/dev/null
-	}
 	fetch_kernel "$kver"
 done
 
 # The kselftest framework, tools/ and checkpatch ship only in linux-source.
-if [ "$(cat "$ksrc_stamp" 2>/dev/null)" != "$ksrc_hash" ]; then
-	echo "deps: extracting kselftest, tools/include, tools/lib and checkpatch from linux-source-$ksrc_ver"
-	tar -xJf "/usr/src/linux-source-$ksrc_ver.tar.xz" -C "$cache" \
-		"${ksrc_files[@]/#/linux-source-$ksrc_ver/}"
-	echo "$ksrc_hash" >"$ksrc_stamp"
+hash=$(ksrc_hash)
+if [ "$(cat "$ksrc_stamp" 2>/dev/null)" != "$hash" ]; then
+	tarball=$(ksrc_tarball)
+	rm -rf "$ksrc" "$ksrc.tmp"
+	mkdir -p "$ksrc.tmp"
+	logged "$log" "extracting kselftest, tools/ and checkpatch from $tarball" \
+		tar -xJf "$tarball" -C "$ksrc.tmp" --strip-components=1 \
+		"${ksrc_files[@]/#/$(basename "$tarball" .tar.xz)/}"
+	echo "$hash" >"$ksrc.tmp/.extracted"
+	mv "$ksrc.tmp" "$ksrc"
 fi
-echo "deps: ready (kernel ${kvers[*]})"
+echo "deps: ready (kernel ${kvers[*]}, $(basename "$(ksrc_tarball)" .tar.xz))" >&2

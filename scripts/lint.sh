@@ -4,7 +4,7 @@
 # lint.sh - what `make lint` runs: the kernel's own static checks over the
 # sources, one TAP result per check, and a non-zero exit on any finding.
 #
-#   checkpatch   checkpatch.pl --strict --no-tree -f (from linux-source-6.1)
+#   checkpatch   checkpatch.pl --strict --no-tree -f (from linux-source)
 #                over every C source and header of module/, include/,
 #                selftests/ and the kernel-style tools (libcallout,
 #                calloutctl): no ERROR, WARNING or CHECK
@@ -37,7 +37,7 @@ if [ -z "$kdir" ]; then
 	kdir=$cache/kernels/$kver/build
 	[ -d "$kdir" ] || kdir=/usr/src/linux-headers-$kver
 fi
-ksrc=$cache/linux-source-6.1
+ksrc=$cache/linux-source
 out=$top/build/lint
 n=0 bad=0
 

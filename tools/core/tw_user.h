@@ -3,7 +3,7 @@
  * tw_user.h - the few kernel facilities tw.h and the scheme files need in
  * user space that the kernel's own tools/include does not provide.
  *
- * Everything else comes from linux-source-6.1/tools/include (list.h,
+ * Everything else comes from linux-source/tools/include (list.h,
  * rbtree.h, bitmap.h, hash.h, ...) and tools/lib (rbtree.c, find_bit.c,
  * bitmap.c), so the module's .c files compile here unchanged. Keep this
  * file small: an addition here is a place where user space and the kernel
