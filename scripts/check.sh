@@ -7,11 +7,14 @@
 #
 #	N passed, N failed
 #
-# counting individual test cases over all suites (TAP "ok"/"not ok" lines;
-# a program's subtests are counted instead of the program's own line). A step
-# that fails without a failing test case (the build, a crashed VM, a test
-# program that dies after its last "ok") counts as one failed case, so the
-# exit status is non-zero exactly when N failed is not 0.
+# counting individual test cases of callout over all suites (TAP "ok"/"not
+# ok" lines; a program's subtests are counted instead of the program's own
+# line). A step that fails without a failing test case (the build, a crashed
+# VM, a test program that dies after its last "ok") counts as one failed
+# case. The check scripts' own tests (vm.sh's splat scanner and failure
+# detection, the TAP counter) test the harness, not callout: they get a line
+# of their own before it. The exit status is non-zero when either has a
+# failure.
 #
 # Environment:
 #   CHECK_PARAMS       module parameter sets for the VM suite, separated by
@@ -37,6 +40,8 @@ cd "$top"
 
 passed=0 failed=0 skipped=0
 summary=()
+# The harness's own tests, counted apart (harness_suite).
+h_passed=0 h_failed=0
 
 # tap_count FILE: "PASSED FAILED SKIPPED" over the test cases in a TAP log.
 # A result line may be nested under "# " (kselftest runner) or four spaces
@@ -95,6 +100,16 @@ account() {
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	summary+=("# $name: $p passed, $f failed, $s skipped${why:+ ($why)}")
+}
+
+# harness_suite NAME LOG: add a suite of the check scripts' own tests to
+# their totals, not to callout's.
+harness_suite() {
+	local p=$passed f=$failed s=$skipped
+	passed=0 failed=0
+	account "$@"
+	h_passed=$((h_passed + passed)) h_failed=$((h_failed + failed))
+	passed=$p failed=$f skipped=$s
 }
 
 # step NAME CMD...: run CMD with its output on the terminal and in a log.
@@ -246,7 +261,7 @@ main() {
 	fi
 
 	step self self_suite || true
-	account "check scripts" "$logs/self.log"
+	harness_suite "check scripts (harness)" "$logs/self.log"
 
 	if [ -f tools/core/Makefile ] && [ "${CHECK_CORE:-1}" != 0 ]; then
 		rc=0
@@ -269,14 +284,15 @@ main() {
 
 	if [ -n "$built" ] && [ "${CHECK_VM_SELFTEST:-1}" != 0 ]; then
 		step vmself vm_selftest || true
-		account "vm.sh failure detection" "$logs/vmself.log"
+		harness_suite "vm.sh failure detection (harness)" "$logs/vmself.log"
 	fi
 
 	echo "# ===================="
 	printf '%s\n' "${summary[@]}"
 	echo "# $skipped skipped; $((SECONDS - start)) s; logs in ${logs#"$top"/}/"
+	echo "# harness self-tests: $h_passed passed, $h_failed failed"
 	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
+	[ "$failed" -eq 0 ] && [ "$h_failed" -eq 0 ]
 }
 
 # Sourced (by check-debug.sh, for tap_count, account and step): define only.
