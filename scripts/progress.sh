@@ -13,18 +13,21 @@
 # PROGRESS_TAG (default: the script's name) prefixes every line.
 
 logged() {
-	local log=$1 what=$2 tag=${PROGRESS_TAG:-${0##*/}} pid rc=0 t=0 last
+	local log=$1 what=$2 tag=${PROGRESS_TAG:-${0##*/}} pid rc=0 t=0 last size
 	shift 2
 	mkdir -p "$(dirname "$log")"
 	echo "$tag: $what" >&2
 	printf '## %s %s: %s\n' "$(date -u +%FT%TZ)" "$what" "$*" >>"$log"
+	size=$(stat -c %s "$log")
 	"$@" </dev/null >>"$log" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 1
 		t=$((t + 1))
 		if [ $((t % 10)) -eq 0 ] && kill -0 "$pid" 2>/dev/null; then
-			last=$(tail -n 1 "$log" | tr -d '\r' | cut -c1-100)
+			last=
+			[ "$(stat -c %s "$log")" -eq "$size" ] ||
+				last=$(tail -n 1 "$log" | tr -d '\r' | cut -c1-100)
 			echo "$tag: $what: $t s${last:+: $last}" >&2
 		fi
 	done
