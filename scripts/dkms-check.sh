@@ -280,7 +280,8 @@ for k in "${kvers[@]}"; do
 	done
 	# The removal commands leave nothing of callout behind.
 	left=$(find "$tmp/$k/dkms" "$tmp/$k/src" "$tmp/$k/lib/modules" \
-		-mindepth 1 -maxdepth 4 -name "$pkg*" | sed "s|^$tmp/$k/||" | tr '\n' ' ')
+		-mindepth 1 -maxdepth 4 -name "$pkg*" -prune | sed "s|^$tmp/$k/||" | tr '\n' ' ')
+	left=${left% }
 	if [ -z "$left" ]; then
 		ok "$k: nothing of $pkg is left in the DKMS trees"
 	else
