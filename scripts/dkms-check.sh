@@ -28,6 +28,8 @@
 # Usage: scripts/dkms-check.sh [KVER]...   (default: the first two kernels
 #                                          of deps.sh --print-matrix, 6.1 and
 #                                          6.12)
+# Environment: DKMS  the dkms to run (default: the one on PATH), e.g. another
+#                    release's script, to try the recipe on that DKMS
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -43,7 +45,8 @@ if [ ${#kvers[@]} -eq 0 ]; then
 	mapfile -t kvers < <("$top/scripts/deps.sh" --print-matrix | head -n 2)
 fi
 "$top/scripts/deps.sh" --check "${kvers[@]}" || "$top/scripts/deps.sh" "${kvers[@]}"
-command -v dkms >/dev/null || { echo "dkms-check: no dkms: run make deps" >&2; exit 2; }
+dkms_cmd=${DKMS:-dkms}
+command -v "$dkms_cmd" >/dev/null || { echo "dkms-check: no $dkms_cmd: run make deps" >&2; exit 2; }
 
 # The section's code blocks (indented or fenced), one "LINENO<TAB>command"
 # a line; blank lines dropped.
@@ -115,7 +118,7 @@ run_host() {
 			for a; do
 				case $a in install | uninstall | remove) more=(--no-depmod) ;; esac
 			done
-			command dkms "$@" "${trees[@]}" "${more[@]}"
+			command "$dkms_cmd" "$@" "${trees[@]}" "${more[@]}"
 		}
 		eval "$1"
 	) >"$2" 2>&1
@@ -185,7 +188,7 @@ echo \"dkms-check: /dev/callout, scheme \$(cat /sys/module/$pkg/parameters/schem
 }
 
 echo "TAP version 13"
-echo "# README.md \"$section\": ${#cmds[@]} command lines, for ${kvers[*]}"
+echo "# README.md \"$section\": ${#cmds[@]} command lines, for ${kvers[*]}, with $("$dkms_cmd" --version)"
 
 # The README must name the version dkms.conf gives: `dkms add .` registers
 # that one.
@@ -199,8 +202,13 @@ fi
 
 for k in "${kvers[@]}"; do
 	mkdir -p "$tmp/$k/dkms" "$tmp/$k/src" "$tmp/$k/lib/modules/$k"
+	# As /lib/modules/KVER has them: DKMS 3.2 looks for the headers there.
+	for d in build source; do
+		[ ! -e "/lib/modules/$k/$d" ] || ln -s "$(readlink -f "/lib/modules/$k/$d")" "$tmp/$k/lib/modules/$k/$d"
+	done
 	trees=(--dkmstree "$tmp/$k/dkms" --sourcetree "$tmp/$k/src"
 	       --installtree "$tmp/$k/lib/modules")
+	start=$SECONDS
 	echo "# $k: \`uname -r\` is $k; /usr/src is $tmp/$k/src, /var/lib/dkms $tmp/$k/dkms"
 	broken=
 	for c in "${cmds[@]}"; do
@@ -288,7 +296,8 @@ for k in "${kvers[@]}"; do
 		not_ok "$k: left in the DKMS trees: $left"
 	fi
 	# Whatever failed above: out of the trees, so the next kernel starts clean.
-	command dkms remove "${trees[@]}" --no-depmod "$pkg/$ver" --all >/dev/null 2>&1 || true
+	command "$dkms_cmd" remove "${trees[@]}" --no-depmod "$pkg/$ver" --all >/dev/null 2>&1 || true
+	echo "# $k: $((SECONDS - start)) s"
 done
 echo "1..$n"
 echo "# dkms-check: $((n - failed)) passed, $failed failed"
