@@ -1,35 +1,73 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# dkms-check.sh - what `make dkms-check` runs: prove that dkms.conf builds
-# and installs callout.ko for each kernel, the way a user would:
+# dkms-check.sh - what `make dkms-check` runs: the command blocks of
+# README.md's "Installing on a real machine", read from the README itself and
+# run in order, line by line, for each kernel, the way a user types them from
+# a checkout (a copy of this one's tracked and new files), so that the recipe
+# and the proof of it cannot drift apart. Each kernel gets fresh throwaway
+# DKMS trees under a temporary directory; on this host:
 #
-#	dkms add <src> && dkms build -k KVER && dkms install -k KVER
+#   `uname -r`     gives the kernel under test (the host runs another one)
+#   sudo           runs the command as it is (this script runs as root)
+#   dkms           gets --dkmstree, --sourcetree, --installtree, and
+#                  --no-depmod where it would run depmod
+#   rm /usr/src/X  removes X from the throwaway source tree instead
+#   modprobe       cannot run here (this host cannot load modules, nor boot
+#                  another kernel): it runs in the test VM booting the kernel,
+#                  with the DKMS-installed callout.ko in its /lib/modules
+#   mokutil,reboot not run (TAP SKIP, saying why): they need the firmware
 #
-# in throwaway DKMS trees under a temporary directory (--dkmstree,
-# --sourcetree, --installtree; no depmod of /lib/modules), with a throwaway
-# PACKAGE_VERSION, then boot each KVER in the test VM with the installed
-# module, loaded as the VM loads callout.ko. Nothing of it stays on the host;
-# a DKMS signing key (/var/lib/dkms/mok.*) that DKMS generated for the run
-# is removed again. Prints TAP; exits non-zero if any step failed.
+# Any other command fails the check (teach this script to run it). Checked
+# besides: that the README names the version dkms.conf has, the installed
+# module's vermagic and DKMS signature, /dev/callout after modprobe, and that
+# the removal commands leave nothing behind. Nothing of a run stays on the
+# host; a DKMS signing key (/var/lib/dkms/mok.*) that DKMS generated for the
+# run is removed again. Prints TAP; exits non-zero if any step failed.
 #
 # Usage: scripts/dkms-check.sh [KVER]...   (default: the first two kernels
 #                                          of deps.sh --print-matrix, 6.1 and
 #                                          6.12)
+# Environment: DKMS  the dkms to run (default: the one on PATH), e.g. another
+#                    release's script, to try the recipe on that DKMS
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export CALLOUT_CACHE=${CALLOUT_CACHE:-$top/.cache}
+section='## Installing on a real machine'
 
+[ "$(id -u)" = 0 ] || {
+	echo "dkms-check: run as root (dkms add and dkms install insist on it)" >&2
+	exit 2
+}
 kvers=("$@")
 if [ ${#kvers[@]} -eq 0 ]; then
 	mapfile -t kvers < <("$top/scripts/deps.sh" --print-matrix | head -n 2)
 fi
 "$top/scripts/deps.sh" --check "${kvers[@]}" || "$top/scripts/deps.sh" "${kvers[@]}"
-command -v dkms >/dev/null || { echo "dkms-check: no dkms: run make deps" >&2; exit 2; }
+dkms_cmd=${DKMS:-dkms}
+command -v "$dkms_cmd" >/dev/null || { echo "dkms-check: no $dkms_cmd: run make deps" >&2; exit 2; }
+
+# The section's code blocks (indented or fenced), one "LINENO<TAB>command"
+# a line; blank lines dropped.
+mapfile -t cmds < <(awk -v sec="$section" '
+	$0 == sec { in_sec = 1; next }
+	in_sec && /^## / { exit }
+	!in_sec { next }
+	/^```/ { fence = !fence; next }
+	fence || /^(    |\t)/ {
+		line = $0
+		sub(/^(    |\t)/, "", line)
+		if (line ~ /[^[:space:]]/) print NR "\t" line
+	}' "$top/README.md")
+if [ ${#cmds[@]} -eq 0 ]; then
+	echo "dkms-check: no command block in README.md's \"$section\"" >&2
+	exit 2
+fi
+pkg=$(sed -n 's/^PACKAGE_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$top/dkms.conf")
+ver=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$top/dkms.conf")
 
 tmp=$(mktemp -d)
-ver=0.0.check$$
 mok=/var/lib/dkms/mok
 # One run at a time: the signing key is shared.
 mkdir -p "$CALLOUT_CACHE"
@@ -48,70 +86,89 @@ src=$tmp/callout
 mkdir -p "$src"
 git -C "$top" ls-files -z -co --exclude-standard |
 	(cd "$top" && tar --null -T - -cf -) | tar -xf - -C "$src"
-sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$ver\"/" "$src/dkms.conf"
-trees=(--dkmstree "$tmp/dkms" --sourcetree "$tmp/src" --installtree "$tmp/lib/modules")
-mkdir -p "$tmp/dkms" "$tmp/src"
 
 n=0 failed=0
 ok() {
 	n=$((n + 1))
-	echo "ok $n $*"
+	echo "ok $n - $*"
 }
 not_ok() {
 	n=$((n + 1)) failed=$((failed + 1))
-	echo "not ok $n $*"
+	echo "not ok $n - $*"
 }
-# run LOG CMD...: CMD's output to LOG, shown only when it fails.
-run() {
-	local log=$1
-	shift
-	if "$@" >"$log" 2>&1; then
-		return 0
-	fi
-	sed 's/^/# /' "$log"
-	return 1
+# show LOG: LOG as TAP comments.
+show() {
+	sed 's/^/#   /' "$1"
 }
 
-echo "TAP version 13"
-echo "1..$((1 + 4 * ${#kvers[@]}))"
-if run "$tmp/add.log" dkms add "${trees[@]}" "$src"; then
-	ok "dkms add: callout/$ver"
-else
-	not_ok "dkms add"
-fi
-for k in "${kvers[@]}"; do
-	mkdir -p "$tmp/lib/modules/$k"
-	if ! run "$tmp/build.log" dkms build "${trees[@]}" -m callout -v "$ver" -k "$k"; then
-		not_ok "dkms build -k $k"
-		n=$((n + 3)) failed=$((failed + 3))
-		continue
-	fi
-	ok "dkms build -k $k"
-	if ! run "$tmp/install.log" dkms install "${trees[@]}" --no-depmod \
-			-m callout -v "$ver" -k "$k"; then
-		not_ok "dkms install -k $k"
-		n=$((n + 2)) failed=$((failed + 2))
-		continue
-	fi
-	ko=$(find "$tmp/lib/modules/$k/updates/dkms" -name 'callout.ko*' | head -n 1)
+# run_host LINE LOG: LINE as bash runs it, in the checkout, with the
+# substitutions above; its output to LOG.
+run_host() {
+	(
+		cd "$src"
+		# shellcheck disable=SC2317 # called from the eval'd README line
+		uname() {
+			if [ "$*" = -r ]; then echo "$k"; else command uname "$@"; fi
+		}
+		# shellcheck disable=SC2317
+		sudo() { "$@"; }
+		# shellcheck disable=SC2317
+		dkms() {
+			local a more=()
+			for a; do
+				case $a in install | uninstall | remove) more=(--no-depmod) ;; esac
+			done
+			command "$dkms_cmd" "$@" "${trees[@]}" "${more[@]}"
+		}
+		eval "$1"
+	) >"$2" 2>&1
+}
+
+# installed: the DKMS-installed callout.ko of kernel $k, if there is one.
+installed() {
+	find "$tmp/$k/lib/modules" -name "$pkg.ko*" 2>/dev/null | head -n 1
+}
+
+# check_installed LOG: the module `dkms install` left, and its signature
+# (DKMS signs when the kernel's sign-file is there, as Debian's is).
+check_installed() {
+	local ko vermagic signer key serial
+	ko=$(installed)
 	if [ -z "$ko" ]; then
-		not_ok "dkms install -k $k: no updates/dkms/callout.ko"
-		n=$((n + 1)) failed=$((failed + 1))
-		continue
+		not_ok "$k: no $pkg.ko in the install tree after dkms install"
+		return
 	fi
-	ok "dkms install -k $k: ${ko#"$tmp/lib/modules/"}"
 	vermagic=$(modinfo -F vermagic "$ko")
 	signer=$(modinfo -F signer "$ko" || true)
-	# DKMS signs when the kernel's sign-file is there, as Debian's is.
+	# The signature's key id is the serial number of DKMS's certificate.
+	key=$(modinfo -F sig_key "$ko" | tr -d ':' | tr 'a-f' 'A-F' | sed 's/^0*//')
+	serial=
+	if [ -f "$mok.pub" ]; then
+		serial=$(openssl x509 -inform DER -in "$mok.pub" -noout -serial |
+			sed 's/^serial=0*//')
+	fi
 	if [ "${vermagic%% *}" != "$k" ]; then
-		not_ok "modinfo $k: vermagic ${vermagic%% *}"
-	elif [ -z "$signer" ] && grep -q '^Signing key:' "$tmp/build.log"; then
-		not_ok "modinfo $k: DKMS said it signed, the module has no signature"
+		not_ok "$k: ${ko#"$tmp/$k/lib/modules/"}: vermagic ${vermagic%% *}"
+	elif grep -qs '^Signing module' "$tmp/$k"/*.log &&
+	     { [ -z "$key" ] || [ "$key" != "$serial" ]; }; then
+		not_ok "$k: DKMS said it signed; the module's key '$key' is not $mok.pub's ('$serial')"
 	else
-		ok "modinfo $k: vermagic $k, signer '${signer:-none}'"
+		ok "$k: ${ko#"$tmp/$k/lib/modules/"}: vermagic $k, signer '${signer:-none}'${key:+ (the key of $mok.pub)}"
+	fi
+}
+
+# run_vm LINE LOG: LINE in the VM booting $k with the installed module as
+# its callout.ko, after the VM's own rmmod of it; then /dev/callout, and the
+# module loaded is the one DKMS built.
+run_vm() {
+	local ko vmtop srcversion
+	ko=$(installed)
+	if [ -z "$ko" ]; then
+		echo "no DKMS-installed $pkg.ko for $k" >"$2"
+		return 1
 	fi
 	# The VM loads the top directory's callout.ko: give it the installed one.
-	vmtop=$tmp/vm-$k
+	vmtop=$tmp/$k/vm
 	mkdir -p "$vmtop"
 	cp -a "$top/scripts" "$vmtop/"
 	case $ko in
@@ -119,14 +176,129 @@ for k in "${kvers[@]}"; do
 	*.zst) zstd -qdc "$ko" >"$vmtop/callout.ko" ;;
 	*) cp "$ko" "$vmtop/callout.ko" ;;
 	esac
-	if run "$tmp/vm.log" env CALLOUT_VM_NOBUILD=1 "$vmtop/scripts/vm.sh" run \
-			--kernel "$k" -- sh -c 'test -c /dev/callout &&
-			grep -qx hashed /sys/module/callout/parameters/scheme'; then
-		ok "VM $k: the DKMS-installed callout.ko loads, /dev/callout, unloads"
+	srcversion=$(modinfo -F srcversion "$vmtop/callout.ko")
+	env CALLOUT_VM_NOBUILD=1 "$vmtop/scripts/vm.sh" run --kernel "$k" -- sh -c "set -e
+sudo() { \"\$@\"; }
+rmmod $pkg
+$1
+test -c /dev/callout || { echo 'dkms-check: no /dev/callout'; exit 1; }
+test \"\$(cat /sys/module/$pkg/srcversion)\" = '$srcversion' ||
+	{ echo 'dkms-check: the loaded $pkg is not the DKMS-built one'; exit 1; }
+echo \"dkms-check: /dev/callout, scheme \$(cat /sys/module/$pkg/parameters/scheme)\"" >"$2" 2>&1
+}
+
+echo "TAP version 13"
+echo "# README.md \"$section\": ${#cmds[@]} command lines, for ${kvers[*]}, with $("$dkms_cmd" --version)"
+
+# The README must name the version dkms.conf gives: `dkms add .` registers
+# that one.
+bad=$(printf '%s\n' "${cmds[@]}" | grep -oE "${pkg}[/-][0-9]([[:alnum:].~+_-]*[[:alnum:]])?" |
+	grep -vxF -e "$pkg/$ver" -e "$pkg-$ver" | sort -u | tr '\n' ' ' || true)
+if [ -z "$bad" ]; then
+	ok "README.md names $pkg/$ver, the version of dkms.conf"
+else
+	not_ok "README.md names ${bad% }; dkms.conf has PACKAGE_VERSION=$ver"
+fi
+
+for k in "${kvers[@]}"; do
+	mkdir -p "$tmp/$k/dkms" "$tmp/$k/src" "$tmp/$k/lib/modules/$k"
+	# As /lib/modules/KVER has them: DKMS 3.2 looks for the headers there.
+	for d in build source; do
+		[ ! -e "/lib/modules/$k/$d" ] || ln -s "$(readlink -f "/lib/modules/$k/$d")" "$tmp/$k/lib/modules/$k/$d"
+	done
+	trees=(--dkmstree "$tmp/$k/dkms" --sourcetree "$tmp/$k/src"
+	       --installtree "$tmp/$k/lib/modules")
+	start=$SECONDS
+	echo "# $k: \`uname -r\` is $k; /usr/src is $tmp/$k/src, /var/lib/dkms $tmp/$k/dkms"
+	broken=
+	for c in "${cmds[@]}"; do
+		lineno=${c%%$'\t'*} line=${c#*$'\t'}
+		# The command alone: no comment, no leading sudo.
+		cmd=$(sed 's/[[:space:]]#.*//; s/[[:space:]]*$//' <<<"$line")
+		read -ra w <<<"$cmd"
+		[ "${w[0]}" != sudo ] || w=("${w[@]:1}")
+		what="$k: README.md:$lineno: $cmd"
+		log=$tmp/$k/$lineno.log
+		if [ -n "$broken" ]; then
+			not_ok "$what # not run: $broken failed"
+			continue
+		fi
+		if [[ $cmd = *[\;\&\|\<\>\`]* ]]; then
+			not_ok "$what: one command a line, please (dkms-check runs them one by one)"
+			broken=README.md:$lineno
+			continue
+		fi
+		case ${w[0]} in
+		dkms)
+			if run_host "$line" "$log"; then
+				ok "$what"
+			else
+				show "$log"
+				not_ok "$what"
+				broken=README.md:$lineno
+				continue
+			fi
+			case " ${w[*]} " in
+			*" install "*) check_installed ;;
+			esac
+			;;
+		rm)
+			# Only under /usr/src, which is the throwaway source tree.
+			line=${line//\/usr\/src\//$tmp\/$k\/src\/}
+			safe=y
+			for a in "${w[@]:1}"; do
+				case $a in
+				-*) ;;
+				/usr/src/?*) ;;
+				*) safe= ;;
+				esac
+			done
+			if [ -z "$safe" ]; then
+				not_ok "$what: dkms-check only removes paths under /usr/src"
+				broken=README.md:$lineno
+			elif run_host "$line" "$log"; then
+				ok "$what (in $tmp/$k/src)"
+			else
+				show "$log"
+				not_ok "$what"
+				broken=README.md:$lineno
+			fi
+			;;
+		modprobe)
+			echo "# README.md:$lineno cannot run on this host (it cannot load modules, and runs $(command uname -r)): in the VM booting $k"
+			if run_vm "$line" "$log"; then
+				ok "$what (in the VM: $(grep -o '/dev/callout, scheme .*' "$log" | tr -d '\r'))"
+			else
+				show "$log"
+				not_ok "$what (in the VM)"
+				broken=README.md:$lineno
+			fi
+			;;
+		mokutil)
+			ok "$what # SKIP needs UEFI Secure Boot firmware and MokManager at the next boot; checked instead: the module carries the signature of $mok.pub"
+			;;
+		reboot)
+			ok "$what # SKIP would reboot this host"
+			;;
+		*)
+			not_ok "$what: dkms-check does not know how to run ${w[0]} here: teach scripts/dkms-check.sh"
+			broken=README.md:$lineno
+			;;
+		esac
+	done
+	# The removal commands leave nothing of callout behind.
+	left=$(find "$tmp/$k/dkms" "$tmp/$k/src" "$tmp/$k/lib/modules" \
+		-mindepth 1 -maxdepth 4 -name "$pkg*" -prune | sed "s|^$tmp/$k/||" | tr '\n' ' ')
+	left=${left% }
+	if [ -z "$left" ]; then
+		ok "$k: nothing of $pkg is left in the DKMS trees"
 	else
-		not_ok "VM $k: the DKMS-installed callout.ko"
+		not_ok "$k: left in the DKMS trees: $left"
 	fi
+	# Whatever failed above: out of the trees, so the next kernel starts clean.
+	command "$dkms_cmd" remove "${trees[@]}" --no-depmod "$pkg/$ver" --all >/dev/null 2>&1 || true
+	echo "# $k: $((SECONDS - start)) s"
 done
-run "$tmp/remove.log" dkms remove "${trees[@]}" --no-depmod -m callout -v "$ver" --all || true
+echo "1..$n"
 echo "# dkms-check: $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
