@@ -56,8 +56,7 @@ selftests: deps
 	@rm -rf $(KSFT_INSTALL)
 	@mkdir -p $(KSFT_INSTALL)/kselftest
 	@install -m 755 $(KSFT_SRC)/run_kselftest.sh $(KSFT_INSTALL)/
-	@install -m 755 $(KSFT_SRC)/kselftest/runner.sh $(KSFT_SRC)/kselftest/module.sh \
-		$(KSFT_SRC)/kselftest/prefix.pl $(KSFT_INSTALL)/kselftest/
+	@install -m 755 $(KSFT_SRC)/kselftest/* $(KSFT_INSTALL)/kselftest/
 	@set -e; for d in $(SELFTEST_DIRS); do \
 		c=$${d#selftests/}; \
 		$(MAKE) --no-print-directory -C $$d OUTPUT=$(CURDIR)/build/$$d; \

@@ -128,7 +128,7 @@ TEST_F(dev, unknown_ioctl)
 	__u64 buf[8] = { 0 };
 	unsigned int i;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
@@ -151,7 +151,7 @@ TEST_F(dev, refcnt_follows_open_files)
 	int fds[OPEN_AT_ONCE];
 	int i;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 
 	ASSERT_LE(1, base) {
@@ -190,7 +190,7 @@ TEST_F(dev, open_close_leaks_nothing)
 	long long refcnt, slab, grown;
 	int fds, fd, i;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 
 	/* Warm up slab caches and the dentry/inode of the node. */

@@ -111,7 +111,7 @@ TEST_F(dev, info)
 	char want[64] = "", path[] = CALLOUT_SYSFS "/parameters/scheme";
 	FILE *f;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	EXPECT_EQ(param("tick_ns"), (long long)self->info.tick_ns);
 	EXPECT_EQ(param("max_per_file"), (long long)self->info.max_per_file);
@@ -131,7 +131,7 @@ TEST_F(dev, set_fires_once)
 	unsigned long long before = now_ns();
 	__u64 h = 0;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	ASSERT_EQ(0, set_callout(self->fd, 20 * MS, 0, 0x1234, &h));
 	EXPECT_NE(0, h);
@@ -157,7 +157,7 @@ TEST_F(dev, handles_unique)
 	__u64 again = 0;
 	int i, round;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	/* Slots are reused, handles never: each round gets N new ones. */
 	for (round = 0; round < 3; round++) {
@@ -189,7 +189,7 @@ TEST_F(dev, set_errors)
 	struct callout_set *ro;
 	struct callout_event ev;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	max = self->info.max_timeout_ns;
 	tick = self->info.tick_ns;
@@ -227,7 +227,7 @@ TEST_F(dev, set_efault_races_expiry)
 	struct callout_set *ro;
 	int i, efault = 0, got;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -251,7 +251,7 @@ TEST_F(dev, unset)
 	struct callout_event ev;
 	__u64 h = 0;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	EXPECT_EQ(-ENOENT, unset_callout(self->fd, 0));
 	EXPECT_EQ(-ENOENT, unset_callout(self->fd, 12345));
@@ -270,7 +270,7 @@ TEST_F(dev, reset)
 	struct callout_event ev;
 	unsigned long long at;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	ASSERT_EQ(0, set_callout(self->fd, 50 * MS, 0, 7, &r.handle));
 	at = now_ns();
@@ -299,7 +299,7 @@ TEST_F(dev, timeout_untimeout)
 	struct callout_event ev;
 	unsigned long long before;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	t.ticks = (20 * MS + self->info.tick_ns - 1) / self->info.tick_ns;
 	before = now_ns();
@@ -348,7 +348,7 @@ TEST_F(dev, event_flags_of_its_arming)
 	struct callout_reset r = { 0 };
 	struct callout_event ev;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	ASSERT_EQ(0, set_callout(self->fd, 10 * MS, 10 * MS, 5, &r.handle));
 	usleep(60000);		/* a periodic expiry is queued, unread */
@@ -369,7 +369,7 @@ TEST_F(dev, timeout_duplicates_capped)
 	struct callout_untimeout u = { .func = 0xd0d, .arg = 0x1 };
 	int i;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	t.ticks = self->far / self->info.tick_ns;
 	for (i = 0; i < 64; i++)
@@ -397,7 +397,7 @@ TEST_F(dev, read_errors)
 	void *nowhere;
 	int fl;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	EXPECT_EQ(-1, read(self->fd, small, sizeof(small)));
 	EXPECT_EQ(EINVAL, errno);
@@ -432,7 +432,7 @@ TEST_F(dev, read_many_epoll)
 	int got[N] = { 0 }, total = 0, ep, i, n;
 	__u64 h[N], start;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ASSERT_LE(0, ep);
@@ -476,7 +476,7 @@ TEST_F(dev, periodic_overrun)
 	__u64 h = 0, last = 0;
 	int i, n;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	if (period < self->info.tick_ns)
 		period = self->info.tick_ns;
@@ -525,7 +525,7 @@ TEST_F(dev, max_timeout_after_idle)
 	__u64 max = self->info.max_timeout_ns, far = 0, longest = 0;
 	int i;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	ASSERT_EQ(0, set_callout(self->fd, max / 2 > 400 * MS ? max / 2 : max,
 				 0, 1, &far));
@@ -549,7 +549,7 @@ TEST_F(dev, never_early)
 	int i, n, total = 0, early = 0;
 	__u64 t;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	srandom(getpid());
 	for (i = 0; i < N; i++) {
@@ -584,7 +584,7 @@ TEST_F(dev, isolation)
 	int other;
 	__u64 h = 0;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	t.ticks = self->far / self->info.tick_ns;
 	other = open(CALLOUT_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
@@ -612,7 +612,7 @@ TEST_F(dev, fork_shares_file)
 	int status;
 	pid_t pid;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -630,7 +630,7 @@ TEST_F(dev, stats_count_pending)
 	long long before;
 	int i;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	before = stat_value("pending");
 	ASSERT_LE(0, before) TH_LOG("no pending: in debugfs stats");
@@ -648,7 +648,7 @@ TEST_F(dev, tickless_when_idle)
 {
 	long long runs;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	if (stat_value("pending") != 0)
 		SKIP(return, "other callouts are pending");
@@ -662,7 +662,7 @@ TEST_F(dev, enospc_per_file)
 	unsigned long long max = self->info.max_per_file, i;
 	__u64 h = 0;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	if (max > 200000)
 		SKIP(return, "max_per_file %llu is too many to fill here", max);

@@ -134,7 +134,7 @@ TEST_F(lib, timeout_runs_func_with_arg_once)
 	unsigned long long start;
 	int i;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	start = now_ns();
 	ASSERT_EQ(0, timeout(func_one, &a, ta));
@@ -164,7 +164,7 @@ TEST_F(lib, duplicates_each_run_once)
 	int a;
 	int i;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, timeout(func_one, &a, 1 + i));
@@ -178,7 +178,7 @@ TEST_F(lib, untimeout_prevents_it)
 {
 	int a, b;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	ASSERT_EQ(0, timeout(func_one, &a, ticks_of(&self->info, 30 * MS)));
 	ASSERT_EQ(0, timeout(func_one, &b, ticks_of(&self->info, 30 * MS)));
@@ -201,7 +201,7 @@ TEST_F(lib, untimeout_after_expiry_drops_the_event)
 {
 	int a;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	ASSERT_EQ(0, timeout(func_one, &a, 1));
 	ASSERT_EQ(0, timeout(func_one, &a, 1));
@@ -219,7 +219,7 @@ TEST_F(lib, timeout_errors)
 {
 	int a;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	EXPECT_EQ(-EINVAL, timeout(func_one, &a, 0));
 	EXPECT_EQ(EINVAL, errno);
@@ -246,7 +246,7 @@ TEST_F(lib, func_may_call_timeout)
 {
 	int a;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	rearms = 5;
 	ASSERT_EQ(0, timeout(func_rearm, &a, 1));
@@ -262,7 +262,7 @@ TEST_F(lib, setcallout_event)
 	__u64 h = 0;
 	unsigned long long start;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	start = now_ns();
 	ASSERT_EQ(0, setcallout(20 * MS, 0, 77, &h));
@@ -286,7 +286,7 @@ TEST_F(lib, resetcallout_moves_it)
 	unsigned long long start;
 	__u64 h;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	start = now_ns();
 	ASSERT_EQ(0, setcallout(10000 * MS, 0, 5, &h));
@@ -307,7 +307,7 @@ TEST_F(lib, unsetcallout_cancels)
 	struct seen *s = &self->seen;
 	__u64 h1, h2;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	ASSERT_EQ(0, setcallout(30 * MS, 0, 1, &h1));
 	ASSERT_EQ(0, setcallout(30 * MS, 0, 2, &h2));
@@ -327,7 +327,7 @@ TEST_F(lib, periodic_until_unset)
 	__u64 h;
 	int i;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	ASSERT_EQ(0, setcallout(10 * MS, 10 * MS, 9, &h));
 	ASSERT_EQ(3, pump(s, 3, 5000));
@@ -349,7 +349,7 @@ TEST_F(lib, dispatch_from_epoll)
 	static int args[N];
 	int ep, i, handled = 0, ret;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ASSERT_LE(0, ep);

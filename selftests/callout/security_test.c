@@ -435,7 +435,7 @@ FIXTURE_TEARDOWN(limits)
 {
 	int ret;
 
-	if (self->reloaded || (!_metadata->skip && !callout_loaded())) {
+	if (self->reloaded || (!setup_skipped(_metadata) && !callout_loaded())) {
 		ret = reload("");
 		EXPECT_EQ(0, ret) {
 			TH_LOG("reload with $CALLOUT_PARAMS: %s", strerror(-ret));
@@ -459,7 +459,7 @@ TEST_F(limits, per_file_and_total_hold)
 	int *shared;
 	pid_t pid;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	self->reloaded = true;
 	ret = reload("max_per_file=500 max_total=1200");

@@ -1296,7 +1296,7 @@ TEST_F_TIMEOUT(torture, storm, 24 * 3600)
 	char path[64];
 	int i;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 	ASSERT_LE(threads, 256);
 	TH_LOG("seed %llu, %llu s, %d workers", seed, seconds, threads);

@@ -216,7 +216,7 @@ TEST_F(trace, set_unset_expire_tick)
 	int i, n = 0;
 	struct traced *t;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 
 	/* Due 3 ticks apart, so each is filed at a tick of its own. */
@@ -301,7 +301,7 @@ TEST_F(trace, disabled_records_nothing)
 	struct callout_event ev;
 	struct trace_summary s;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 
 	ASSERT_EQ(0, tracefs_write(EVENTS "/enable", "0"));

@@ -47,7 +47,7 @@ FIXTURE_TEARDOWN(unload)
 
 	if (self->fd >= 0)
 		close(self->fd);
-	if (!_metadata->skip && !callout_loaded()) {
+	if (!setup_skipped(_metadata) && !callout_loaded()) {
 		ret = callout_load();
 		EXPECT_EQ(0, ret) {
 			TH_LOG("insmod %s %s: %s", callout_ko_path(),
@@ -61,7 +61,7 @@ TEST_F(unload, refused_while_open)
 	struct stat st;
 	int ret;
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 
 	self->fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
@@ -307,7 +307,7 @@ TEST_F_TIMEOUT(unload, reload_loop, 600)
 	long long events = 0, max_growth = 0;
 	const char *max_name = "none";
 
-	if (_metadata->skip)
+	if (setup_skipped(_metadata))
 		return;
 
 	/* One cycle first: what the first load and unload allocate for good. */
