@@ -28,6 +28,11 @@
  * Each ucallout is queued at most once: a periodic callout that fires again
  * before its event is read counts the extra expiry in ->overrun, so memory is
  * bounded by the number of callouts, whatever the reader does.
+ *
+ * A read() takes only the events queued when it takes its first: a callout
+ * it has taken that fires again (even while its record is being copied out)
+ * is queued behind those, for the next read(). So one read() returns at most
+ * one record of each callout.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -84,6 +89,7 @@ struct callout_file {
 	struct list_head spares;	/* unused ucallouts, linked by ->ev, locked */
 	unsigned int nr_spares;		/* locked */
 	struct list_head events;	/* ucallouts with an unread event, locked */
+	unsigned long nr_events;	/* on ->events, locked */
 	wait_queue_head_t wq;		/* readers and pollers */
 	struct mutex read_lock;		/* one reader takes events at a time */
 	u64 events_taken;		/* events removed by cancels, locked */
@@ -326,6 +332,7 @@ static void uc_fire(void *arg)
 		uc->uflags |= UC_QUEUED;
 		uc->overrun = 0;
 		list_add_tail(&uc->ev, &f->events);
+		f->nr_events++;
 		/*
 		 * Under the file lock: once it is dropped, a reader may free
 		 * a fired one-shot and a close() free the file.
@@ -366,12 +373,19 @@ unlock:
 	spin_unlock(&f->lock);
 }
 
-/* Take @uc off the event queue; the file lock is held. */
+/* Take @uc, which is queued, off the event queue; the file lock is held. */
+static void __uc_unqueue(struct callout_file *f, struct ucallout *uc)
+{
+	list_del(&uc->ev);
+	uc->uflags &= ~UC_QUEUED;
+	f->nr_events--;
+}
+
+/* A cancel withdraws @uc's event if one is queued; the file lock is held. */
 static void __uc_dequeue(struct callout_file *f, struct ucallout *uc)
 {
 	if (uc_has(uc, UC_QUEUED)) {
-		list_del(&uc->ev);
-		uc->uflags &= ~UC_QUEUED;
+		__uc_unqueue(f, uc);
 		f->events_taken++;
 	}
 }
@@ -670,7 +684,7 @@ static struct ucallout *__peek_event(struct callout_file *f,
 
 /*
  * Consume the event @ev just copied from @uc. Expiries counted after the
- * copy stay queued as a new event.
+ * copy stay queued as a new event, at the tail: the next read() returns it.
  */
 static void __take_event(struct callout_file *f, struct ucallout *uc,
 			 const struct callout_event *ev)
@@ -680,9 +694,11 @@ static void __take_event(struct callout_file *f, struct ucallout *uc,
 	if (more) {
 		uc->overrun = more - 1;
 		list_move_tail(&uc->ev, &f->events);
+		/* A new event for whoever polls: this read() leaves it. */
+		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
 		return;
 	}
-	__uc_dequeue(f, uc);
+	__uc_unqueue(f, uc);
 	/* A fired one-shot left the handle table at expiry: put it. */
 	if (uc_has(uc, UC_FIRED))
 		__uc_put(f, uc);
@@ -695,7 +711,8 @@ static ssize_t callout_read(struct file *file, char __user *buf, size_t count,
 	struct callout_event ev;
 	struct ucallout *uc;
 	size_t done = 0;
-	u64 taken;
+	unsigned long left = 0;
+	u64 taken, cancels = 0;
 	int ret;
 
 	if (count < sizeof(ev))
@@ -705,6 +722,16 @@ static ssize_t callout_read(struct file *file, char __user *buf, size_t count,
 		return ret;
 	while (done + sizeof(ev) <= count) {
 		spin_lock_bh(&f->lock);
+		/*
+		 * @left of the events queued at the first take are still ahead,
+		 * less those cancelled since (cancels behind them only make
+		 * this read stop sooner). Later ones, a callout taken here and
+		 * queued again included, are for the next read().
+		 */
+		if (done && f->events_taken - cancels >= left) {
+			spin_unlock_bh(&f->lock);
+			break;
+		}
 		uc = __peek_event(f, &ev);
 		taken = f->events_taken;
 		spin_unlock_bh(&f->lock);
@@ -735,7 +762,12 @@ static ssize_t callout_read(struct file *file, char __user *buf, size_t count,
 		 * have taken it meanwhile, and then this copy does not count.
 		 */
 		if (f->events_taken == taken) {
+			if (!done) {
+				left = f->nr_events;
+				cancels = taken;
+			}
 			__take_event(f, uc, &ev);
+			left--;
 			done += sizeof(ev);
 		}
 		spin_unlock_bh(&f->lock);
@@ -788,6 +820,7 @@ static int callout_release(struct inode *inode, struct file *file)
 	spin_lock_bh(&f->lock);
 	f->closing = true;
 	list_splice_init(&f->events, &unread);
+	f->nr_events = 0;
 	spin_unlock_bh(&f->lock);
 
 	/* Fired one-shots are only on the queue; periodic ones in the table. */

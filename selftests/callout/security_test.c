@@ -274,26 +274,35 @@ TEST(unprivileged_cannot_touch_other_files)
  * Handles are slot numbers of their file (and the slot's generation, 0 in a
  * new file): every new file gives 1, 2, 3..., so a handle says nothing
  * about the kernel, and events carry back only what the caller gave and the
- * times. The callouts are due after all are set, so no slot is reused.
+ * times. The callouts are set far and brought near only once all are set:
+ * a slot freed by an expiry would be given again, to a later SET.
  */
 TEST(handles_are_per_file_slots)
 {
 	enum { NF = 3, NH = 4 };
+	struct callout_reset r = { 0 };
 	struct callout_event ev[NH];
 	int fd[NF], i, j, got;
-	__u64 h = 0;
+	__u64 h = 0, far;
 
 	if (!callout_loaded())
 		SKIP(return, "callout.ko is not loaded");
+	far = far_ns(NULL);
 	for (i = 0; i < NF; i++) {
 		fd[i] = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
 		ASSERT_LE(0, fd[i]);
 	}
 	for (j = 0; j < NH; j++)
 		for (i = 0; i < NF; i++) {
-			ASSERT_EQ(0, set_callout(fd[i], (100 + j) * MS, 0,
-						 i * 100 + j, &h));
+			ASSERT_EQ(0, set_callout(fd[i], far, 0, i * 100 + j,
+						 &h));
 			EXPECT_EQ(j + 1, h);
+		}
+	for (j = 0; j < NH; j++)
+		for (i = 0; i < NF; i++) {
+			r.handle = j + 1;
+			r.timeout_ns = (100 + j) * MS;
+			EXPECT_EQ(0, ioctl(fd[i], CALLOUT_IOC_RESET, &r));
 		}
 	for (i = 0; i < NF; i++) {
 		struct pollfd p = { .fd = fd[i], .events = POLLIN };
@@ -641,7 +650,7 @@ TEST(memcg_charged)
 	shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, shared);
-	/* Fault it in here: the child's first touch would be charged to it. */
+	/* Its page is allocated here, outside the group. */
 	memset(shared, 0, 4096);
 	far = far_ns(&far_ticks);
 
@@ -651,6 +660,17 @@ TEST(memcg_charged)
 		int fds[4], f = 0;
 		long n = 0;
 
+		/*
+		 * Everything it will touch, mapped now: once the group is
+		 * full, a fault that needs memory (a page-table page for
+		 * the shared result page, not copied by fork(); a COW
+		 * copy; a text page) is an OOM kill, not an ENOMEM.
+		 */
+		if (mlockall(MCL_CURRENT)) {
+			fprintf(stderr, "# child: mlockall: %s\n",
+				strerror(errno));
+			_exit(99);
+		}
 		/* Stopped until root has moved it into the group. */
 		kill(getpid(), SIGSTOP);
 		if (!become_nobody())
@@ -681,7 +701,9 @@ TEST(memcg_charged)
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, WUNTRACED));
-	ASSERT_TRUE(WIFSTOPPED(status));
+	ASSERT_TRUE(WIFSTOPPED(status)) {
+		TH_LOG("the child ended before the group was set up");
+	}
 	snprintf(buf, sizeof(buf), "%d", pid);
 	ret = cg_write(cg, "cgroup.procs", buf);
 	if (!ret) {
