@@ -285,8 +285,9 @@ TEST_F(trace, set_unset_expire_tick)
 	ASSERT_EQ(0, tracefs_write(EVENTS "/enable", "0"));
 	ASSERT_EQ(0, read_trace(&s));
 
-	TH_LOG("%d events: %d set, %d unset pending, %d expire, %d ticks (examined %llu, expired %llu, migr. %llu)",
-	       s.lines, s.nr_set, s.unsets_pending, s.expire_events, s.ticks,
+	TH_LOG("%d events: %d set, %d unset pending, %d expire, %d ticks",
+	       s.lines, s.nr_set, s.unsets_pending, s.expire_events, s.ticks);
+	TH_LOG("tick: examined %llu, expired %llu, migrated %llu",
 	       s.tick_examined, s.tick_expired, s.tick_migrations);
 	TH_LOG("%d of %d odd callouts cancelled before they fired",
 	       nr_cancelled, NR_CALLOUTS / 2);
