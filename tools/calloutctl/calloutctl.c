@@ -210,7 +210,7 @@ static int cmd_stats(int argc, char **argv)
 		{ }
 	};
 	const char *path = STATS_FILE;
-	char line[256], key[128], value[24];
+	char line[256], key[sizeof(rows[0].name)], value[24];
 	unsigned int nrows = 0, ncpus = 0, cpu, i;
 	struct stat_row *r;
 	FILE *f;
@@ -235,7 +235,8 @@ static int cmd_stats(int argc, char **argv)
 		return fail_errno(path, errno);
 	memset(rows, 0, sizeof(rows));
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%127[^:]: %23s", key, value) != 2)
+		/* A longer key than a row holds is no line of ours: skip it. */
+		if (sscanf(line, "%63[^:]: %23s", key, value) != 2)
 			continue;
 		if (sscanf(key, "cpu%u_%n", &cpu, &c) == 1 && c > 0 &&
 		    strchr(key, '_') == key + c - 1) {
