@@ -9,7 +9,9 @@
 #                                -cloud, never uname -r)
 #   make check                   every test; ends with "N passed, N failed"
 #   make check-matrix            make check on 6.1, 6.12 and 6.12-rt
-#   make dkms-check              dkms add/build/install on 6.1 and 6.12
+#   make dkms-check              the README's DKMS commands on 6.1 and 6.12
+#   make fresh-check             make demo and make check on new Debian 12
+#                                and 13 roots (debootstrap; as root)
 #   make check-debug             the VM suite under the debug kernel (KASAN,
 #                                lockdep, kmemleak...; built once, 7-10 min)
 #   make demo / make shell       the VM, scripted / interactive
@@ -43,7 +45,7 @@ KSFT_SRC := $(CALLOUT_CACHE)/linux-source/tools/testing/selftests
 KSFT_INSTALL := $(CURDIR)/build/kselftest
 
 .PHONY: all modules selftests tools bench bench-core clean deps check check-matrix \
-	dkms-check demo shell vm lint help debug-kernel check-debug check-debug-long
+	dkms-check fresh-check demo shell vm lint help debug-kernel check-debug check-debug-long
 
 all: modules
 
@@ -86,6 +88,11 @@ check-matrix:
 		echo "$$k: $$(tail -n 1 build/check-matrix.log)" >>build/check-matrix.txt; \
 	done; \
 	echo "## check-matrix"; cat build/check-matrix.txt; exit $$rc
+
+# The README's two commands on new debootstrap roots of Debian 12 and 13
+# (scripts/fresh-check.sh; as root, minutes; not part of make check).
+fresh-check:
+	scripts/fresh-check.sh $(FRESH_ARGS)
 
 # DKMS in throwaway trees, then the installed module in the VM.
 DKMS_KVERS ?=
@@ -153,7 +160,7 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,16s/^# \{0,1\}//p' Makefile
+	@sed -n '3,18s/^# \{0,1\}//p' Makefile
 	@echo 'Other targets: modules selftests tools bench bench-core deps vm CMD=... lint clean'
 	@echo '               debug-kernel check-debug-long'
 	@echo 'Variables: KVER=<kver> PARAMS="k=v ..." CHECK_PARAMS="set1;set2"'

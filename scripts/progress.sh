@@ -1,40 +1,63 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# progress.sh - sourced by the set-up scripts (deps.sh, debug-kernel.sh):
-# run a long, quiet step with its output in a log and a line on the terminal
-# at least every 10 s, so nobody stares at a silent screen for minutes.
+# progress.sh - sourced by the set-up scripts (deps.sh, debug-kernel.sh,
+# fresh-check.sh): run a long, quiet step with its output in a log and a line
+# on the terminal at least every 10 s, so nobody stares at a silent screen
+# for minutes. Lines go to stderr (stdout may be a caller's answer), each
+# prefixed with PROGRESS_TAG (default: the script's name).
 #
+#   progress LOG WHAT CMD [ARG]...
+#	prints "WHAT", runs CMD with stdout and stderr appended to LOG, and
+#	every 10 s prints "WHAT: N s: <the log's last line>". While CMD runs,
+#	progress_pid is its pid (for a trap to end it); then progress_rc is its
+#	exit status and progress_time its seconds. Returns 0.
 #   logged LOG WHAT CMD [ARG]...
-#
-# prints "WHAT" on stderr (stdout may be a caller's answer), runs CMD with stdout and stderr appended to LOG, and every
-# 10 s prints "WHAT: N s: <the log's last line>". When CMD fails it prints
-# the log's last 20 lines and its path, and returns CMD's status.
-# PROGRESS_TAG (default: the script's name) prefixes every line.
+#	the same, and when CMD fails prints the log's last 20 lines and its
+#	path; returns CMD's status.
+#   last_line LOG
+#	the log's last complete non-empty line, without CRs and colours.
 
-logged() {
-	local log=$1 what=$2 tag=${PROGRESS_TAG:-${0##*/}} pid rc=0 t=0 last size
+progress_pid='' progress_rc=0 progress_time=0
+
+last_line() {
+	local drop=
+	[ -z "$(tail -c 1 "$1" 2>/dev/null)" ] || drop="\$d;"
+	tail -c 4096 "$1" 2>/dev/null | sed "$drop"'s/\x1b\[[0-9;?]*[A-Za-z]//g' |
+		tr '\r' '\n' | sed '/^[[:space:]]*$/d' | tail -n 1 | cut -c 1-100
+}
+
+# shellcheck disable=SC2034 # progress_time is the callers'
+progress() {
+	local log=$1 what=$2 tag=${PROGRESS_TAG:-${0##*/}} start=$SECONDS last size
+	local next=$((SECONDS + 10))
 	shift 2
 	mkdir -p "$(dirname "$log")"
 	echo "$tag: $what" >&2
 	printf '## %s %s: %s\n' "$(date -u +%FT%TZ)" "$what" "$*" >>"$log"
 	size=$(stat -c %s "$log")
 	"$@" </dev/null >>"$log" 2>&1 &
-	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
+	progress_pid=$!
+	while kill -0 "$progress_pid" 2>/dev/null; do
 		sleep 1
-		t=$((t + 1))
-		if [ $((t % 10)) -eq 0 ] && kill -0 "$pid" 2>/dev/null; then
+		if [ "$SECONDS" -ge "$next" ] && kill -0 "$progress_pid" 2>/dev/null; then
+			next=$((next + 10))
 			last=
-			[ "$(stat -c %s "$log")" -eq "$size" ] ||
-				last=$(tail -n 1 "$log" | tr -d '\r' | cut -c1-100)
-			echo "$tag: $what: $t s${last:+: $last}" >&2
+			[ "$(stat -c %s "$log")" -eq "$size" ] || last=$(last_line "$log")
+			echo "$tag: $what: $((SECONDS - start)) s${last:+: $last}" >&2
 		fi
 	done
-	wait "$pid" || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		echo "$tag: $what failed (exit $rc); the end of $log:" >&2
-		tail -n 20 "$log" | sed 's/^/    /' >&2
+	progress_rc=0
+	wait "$progress_pid" || progress_rc=$?
+	progress_pid=
+	progress_time=$((SECONDS - start))
+}
+
+logged() {
+	progress "$@"
+	if [ "$progress_rc" -ne 0 ]; then
+		echo "${PROGRESS_TAG:-${0##*/}}: $2 failed (exit $progress_rc); the end of $1:" >&2
+		tail -n 20 "$1" | sed 's/^/    /' >&2
 	fi
-	return "$rc"
+	return "$progress_rc"
 }
