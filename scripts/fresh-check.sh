@@ -387,8 +387,7 @@ for rel in "${releases[@]}"; do
 	clone_into "$r" "/home/$user/callout"
 	chroot "$r" chown -R "$user:$user" "/home/$user/callout"
 	log=$logs/$rel/user-demo.log
-	say "$rel: make demo as $user (no sudo rights)"
-	timed "$rel: make demo as $user" "$log" as 120 "$user" "$r" 'cd ~/callout && make demo'
+	timed "$rel: make demo as $user (no sudo rights)" "$log" as 120 "$user" "$r" 'cd ~/callout && make demo'
 	line=$(grep -m 1 -i 'as root' "$log" | cut -c 1-110 || true)
 	ok=n
 	if [ "$step_rc" -ne 0 ] && [ "$step_time" -le "$user_limit" ] && [ -n "$line" ]; then
@@ -404,8 +403,7 @@ for rel in "${releases[@]}"; do
 	clone_into "$r" /root/callout
 	for t in demo check; do
 		log=$logs/$rel/$t.log
-		say "$rel: make $t as root"
-		timed "$rel: make $t" "$log" as "$step_timeout" root "$r" "cd /root/callout && make $t"
+		timed "$rel: make $t as root" "$log" as "$step_timeout" root "$r" "cd /root/callout && make $t"
 		ok=n
 		if [ "$t" = check ]; then
 			line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1 || true)
