@@ -16,12 +16,14 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [ $# -gt 0 ] || { sed -n '4,13s/^# \{0,1\}//p' "$0"; exit 2; }
 
-pids=()
+# Each load in a session of its own (setsid), so that stop_load ends all
+# it started: vm.sh's timeout(1) puts QEMU in a process group of its own.
+sids=()
 # shellcheck disable=SC2317 # the EXIT trap calls it
 stop_load() {
-	local p
-	for p in "${pids[@]}"; do
-		kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true
+	local s
+	for s in "${sids[@]}"; do
+		pkill -TERM -s "$s" 2>/dev/null || true
 	done
 	wait 2>/dev/null || true
 }
@@ -30,19 +32,16 @@ trap 'exit 130' INT TERM
 
 # The guest is the test VM: it needs callout.ko.
 make -s -C "$top" modules selftests >/dev/null
-# Each in its own process group, so that stop_load ends all it started.
-set -m
 for _ in 1 2; do
-	sh -c 'while :; do :; done' &
-	pids+=($!)
+	setsid sh -c 'while :; do :; done' &
+	sids+=($!)
 done
-CALLOUT_VM_TIMEOUT=86400 CALLOUT_VM_NOBUILD=1 "$top/scripts/vm.sh" run --smp 2 -- \
+CALLOUT_VM_TIMEOUT=86400 CALLOUT_VM_NOBUILD=1 setsid "$top/scripts/vm.sh" run --smp 2 -- \
 	sh -c 'while :; do :; done & while :; do :; done' >/dev/null 2>&1 &
-pids+=($!)
-set +m
+sids+=($!)
 sleep 5
-kill -0 "${pids[2]}" 2>/dev/null || { echo "under-load: the busy guest did not start" >&2; exit 2; }
-echo "under-load: two host busy loops and a busy 2-vCPU guest (pids ${pids[*]})" >&2
+kill -0 "${sids[2]}" 2>/dev/null || { echo "under-load: the busy guest did not start" >&2; exit 2; }
+echo "under-load: two host busy loops and a busy 2-vCPU guest (sessions ${sids[*]})" >&2
 
 rc=0
 "$@" || rc=$?
