@@ -10,8 +10,10 @@
 #   progress LOG WHAT CMD [ARG]...
 #	prints "WHAT", runs CMD with stdout and stderr appended to LOG, and
 #	every 10 s prints "WHAT: N s: <the log's last line>". While CMD runs,
-#	progress_pid is its pid (for a trap to end it); then progress_rc is its
-#	exit status and progress_time its seconds. Returns 0.
+#	progress_pid is its pid and process group; an INT or TERM meanwhile
+#	ends that group and exits 130 (the caller's EXIT trap runs). Then
+#	progress_rc is CMD's exit status and progress_time its seconds.
+#	Returns 0.
 #   logged LOG WHAT CMD [ARG]...
 #	the same, and when CMD fails prints the log's last 20 lines and its
 #	path; returns CMD's status.
@@ -30,14 +32,19 @@ last_line() {
 # shellcheck disable=SC2034 # progress_time is the callers'
 progress() {
 	local log=$1 what=$2 tag=${PROGRESS_TAG:-${0##*/}} start=$SECONDS last size
-	local next=$((SECONDS + 10))
+	local next=$((SECONDS + 10)) saved_traps
 	shift 2
 	mkdir -p "$(dirname "$log")"
 	echo "$tag: $what" >&2
 	printf '## %s %s: %s\n' "$(date -u +%FT%TZ)" "$what" "$*" >>"$log"
 	size=$(stat -c %s "$log")
+	# A process group of its own (set -m), to be ended whole.
+	saved_traps=$(trap -p INT TERM)
+	trap 'kill -TERM -- "-$progress_pid" 2>/dev/null; exit 130' INT TERM
+	set -m
 	"$@" </dev/null >>"$log" 2>&1 &
 	progress_pid=$!
+	set +m
 	while kill -0 "$progress_pid" 2>/dev/null; do
 		sleep 1
 		if [ "$SECONDS" -ge "$next" ] && kill -0 "$progress_pid" 2>/dev/null; then
@@ -51,6 +58,8 @@ progress() {
 	wait "$progress_pid" || progress_rc=$?
 	progress_pid=
 	progress_time=$((SECONDS - start))
+	trap - INT TERM
+	eval "$saved_traps"
 }
 
 logged() {
