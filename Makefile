@@ -78,7 +78,7 @@ check:
 # make check on every kernel of `scripts/deps.sh --print-matrix` (the
 # default 6.1, 6.12, 6.12-rt), tools/core only on the first; one summary
 # line per kernel at the end, and the status of the worst.
-check-matrix:
+check-matrix: deps
 	@mkdir -p build; rc=0; core=1; : >build/check-matrix.txt; \
 	for k in $$($(DEPS) --print-matrix); do \
 		echo "## make check KVER=$$k"; \
@@ -96,7 +96,7 @@ fresh-check:
 
 # DKMS in throwaway trees, then the installed module in the VM.
 DKMS_KVERS ?=
-dkms-check:
+dkms-check: deps
 	scripts/dkms-check.sh $(DKMS_KVERS)
 
 # The debug kernel (scripts/debug-kernel.sh), and the whole VM suite under it

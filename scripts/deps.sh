@@ -93,7 +93,7 @@ depends_on() {
 # be asked for by name).
 newest_headers() {
 	local d k
-	k=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
+	k=$( (dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null || true) |
 		sed -n 's/^linux-headers-\([^ ,]*-amd64\).*/\1/p')
 	if [ -n "$k" ] && [ -d "/usr/src/linux-headers-$k" ]; then
 		echo "$k"
@@ -246,8 +246,11 @@ need_root() {
 	exit 1
 }
 
-# build/ belongs to whoever owns the tree, also when root runs this.
-install -d -o "$(stat -c %u "$top")" -g "$(stat -c %g "$top")" "$top/build"
+# build/ and the log belong to whoever owns the tree, also when root runs
+# this for a user (--packages): the user's next run writes there too.
+owner=("$(stat -c %u "$top")" "$(stat -c %g "$top")")
+install -d -o "${owner[0]}" -g "${owner[1]}" "$top/build"
+[ -e "$log" ] || install -m 644 -o "${owner[0]}" -g "${owner[1]}" /dev/null "$log"
 export DEBIAN_FRONTEND=noninteractive
 updated=
 apt_update() {
@@ -282,13 +285,16 @@ install_pkgs() {
 	}
 }
 
-# Two engineers' builds may call us at once: one set-up at a time.
+# apt takes its own lock. The cache is the caller's: root's --packages run
+# never touches it.
+install_pkgs
+[ "$mode" = packages ] && { echo "deps: packages ready" >&2; exit 0; }
+
+# Two engineers' builds may call us at once: one set-up of the cache at a
+# time.
 mkdir -p "$cache"
 exec 9>"$cache/.deps.lock"
 flock 9
-
-install_pkgs
-[ "$mode" = packages ] && { echo "deps: packages ready" >&2; exit 0; }
 
 # download DIR KVER: linux-image-KVER's package into DIR
 download() {
