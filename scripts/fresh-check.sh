@@ -13,7 +13,9 @@
 #      fail within 10 s saying what to run "as root" (it runs first, while
 #      nothing is installed, as such a user meets it);
 #   2. as root, in /root/callout: make demo, then make check, each on its
-#      first try.
+#      first try;
+#   3. as root, the command the message of 1 named (in the user's tree),
+#      then as the user make demo again: it must now work.
 #
 # Each step's output goes to build/fresh-check/<release>/<step>.log (the
 # clone's own build/*.log, e.g. apt's, to .../<release>/clone/), with a
@@ -398,6 +400,8 @@ for rel in "${releases[@]}"; do
 	[ "$step_time" -le "$user_limit" ] || line="took over ${user_limit}s: $line"
 	result "$rel" "user make demo" "$ok" "$step_rc" "$step_time" "$line"
 	[ "$ok" = y ] || errors+=("$rel user make demo: $(first_error "$log")")
+	# What the message told the user to have root run, for step 3.
+	user_cmd=$(sed -n 's/.*as root, run: \(.*\) (then make again).*/\1/p' "$log" | head -n 1)
 
 	# 2. Root: the README's two commands, in one clone.
 	clone_into "$r" /root/callout
@@ -422,6 +426,23 @@ for rel in "${releases[@]}"; do
 		[ "$ok" = y ] || errors+=("$rel make $t: $(first_error "$log")")
 		say "$rel: make $t: exit $step_rc in $(fmt_time "$step_time")"
 	done
+
+	# 3. The user again, once root has run what the message named in the
+	# user's tree: make demo must now work for the user.
+	log=$logs/$rel/user-demo-after.log
+	if [ -n "$user_cmd" ]; then
+		timed "$rel: as root: $user_cmd" "$logs/$rel/user-root.log" \
+			as "$step_timeout" root "$r" "$user_cmd"
+		timed "$rel: make demo as $user, after that" "$log" \
+			as "$step_timeout" "$user" "$r" 'cd ~/callout && make demo'
+		ok=n line=$(last_line "$log")
+		[ "$step_rc" -ne 0 ] || ok=y
+	else
+		ok=n step_rc=2 step_time=0 line="the message named no command"
+		: >"$log"
+	fi
+	result "$rel" "user, root's" "$ok" "$step_rc" "$step_time" "$line"
+	[ "$ok" = y ] || errors+=("$rel user make demo after root: $(first_error "$log")")
 
 	# The clone's own logs (apt's build/deps.log, check.sh's per suite).
 	(cd "$r/root/callout/build" 2>/dev/null &&
