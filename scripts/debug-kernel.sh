@@ -200,17 +200,19 @@ if [ ! -f "$tree/.extracted" ]; then
 	touch "$tree/.extracted"
 fi
 
-echo "debug-kernel.sh: configuring (tinyconfig + fragment)" >&2
 kmake=(make -C "$tree" ARCH=x86_64)
-"${kmake[@]}" -s tinyconfig >/dev/null
-{
-	fragment
-	echo "CONFIG_LOCALVERSION=\"-$name\""
-} >"$tree/debug.config"
-# merge_config.sh says every choice the fragment overrides: keep it aside.
-(cd "$tree" && ARCH=x86_64 scripts/kconfig/merge_config.sh -m -O . .config debug.config) \
-	>"$tree/merge_config.log" 2>&1
-"${kmake[@]}" -s olddefconfig >&2
+# shellcheck disable=SC2317 # logged runs it
+configure() {
+	"${kmake[@]}" -s tinyconfig
+	{
+		fragment
+		echo "CONFIG_LOCALVERSION=\"-$name\""
+	} >"$tree/debug.config"
+	# merge_config.sh says every choice the fragment overrides.
+	(cd "$tree" && ARCH=x86_64 scripts/kconfig/merge_config.sh -m -O . .config debug.config)
+	"${kmake[@]}" -s olddefconfig
+}
+logged "$log" "configuring (tinyconfig + fragment)" configure
 missing=()
 for opt in "${must_have[@]}"; do
 	grep -qx "CONFIG_$opt=y" "$tree/.config" || missing+=("$opt")
