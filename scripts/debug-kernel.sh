@@ -37,7 +37,8 @@ cache=${CALLOUT_CACHE:-$top/.cache}
 # comes up), CPU hotplug, the serial console, an initramfs, devtmpfs,
 # debugfs, modules, the syscalls the selftests use (futex, POSIX timers,
 # timerfd, epoll...), users and cgroups. tinyconfig's SLOB, -Os and xz are
-# replaced (KASAN needs SLUB; -O2 and gzip build faster).
+# replaced (KASAN needs SLUB, and from 6.2 on not SLUB_TINY, which tinyconfig
+# picks; -O2 and gzip build faster).
 #
 # HYPERVISOR_GUEST and PARAVIRT(_SPINLOCKS) as in Debian's kernel: in a guest
 # without paravirtual spinlocks (TCG has none) a spinlock is then a
@@ -60,6 +61,7 @@ CONFIG_HYPERVISOR_GUEST=y
 CONFIG_PARAVIRT=y
 CONFIG_PARAVIRT_SPINLOCKS=y
 CONFIG_HZ_250=y
+# CONFIG_SLUB_TINY is not set
 CONFIG_HIGH_RES_TIMERS=y
 CONFIG_NO_HZ_IDLE=y
 CONFIG_NO_HZ=y
