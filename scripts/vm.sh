@@ -41,6 +41,8 @@ set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${CALLOUT_CACHE:-$top/.cache}
+# kmod's modinfo and depmod are in sbin, which a normal user's PATH lacks.
+PATH=$PATH:/usr/sbin:/sbin
 
 die() {
 	echo "vm.sh: $*" >&2
