@@ -134,9 +134,11 @@ ksrc_tarball() {
 }
 
 ksrc_hash() {
+	local t
+	t=$(ksrc_tarball)
 	{
-		ksrc_tarball
-		dpkg-query -W -f='${Version}\n' "linux-source-$(ksrc_version "$(newest_headers)")" 2>/dev/null
+		echo "$t"
+		dpkg-query -W -f='${Version}\n' "$(basename "$t" .tar.xz)" 2>/dev/null
 		printf '%s\n' "${ksrc_files[@]}"
 	} | md5sum | cut -d' ' -f1
 }
