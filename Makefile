@@ -8,8 +8,10 @@
 #                                Debian's linux-headers-amd64, not -rt or
 #                                -cloud, never uname -r)
 #   make check                   every test; ends with "N passed, N failed"
-#   make check-matrix            make check on 6.1, 6.12 and 6.12-rt
-#   make dkms-check              the README's DKMS commands on 6.1 and 6.12
+#   make check-matrix            make check on 6.1, 6.12, 6.12-rt and sid's
+#                                newest 7.x and 7.x-rt
+#   make dkms-check              the README's DKMS commands on 6.1, 6.12 and
+#                                sid's newest 7.x
 #   make fresh-check             make demo and make check on new Debian 12
 #                                and 13 roots (debootstrap; as root)
 #   make check-debug             the VM suite under the debug kernel (KASAN,
@@ -28,6 +30,10 @@ KVER ?= $(shell scripts/deps.sh --print-kver)
 # A kernel built from source can be used by linking its tree to
 # $(CALLOUT_CACHE)/kernels/<kver>/build beside its vmlinuz.
 KDIR ?= $(or $(wildcard $(CALLOUT_CACHE)/kernels/$(KVER)/build),/usr/src/linux-headers-$(KVER))
+# A kernel whose headers need a newer Debian than this one's (Linux 7.x, from
+# sid) is built against in a sid build root made by deps.sh: KDIR is a path
+# in that root, and KRUN runs the kernel's make there (directly otherwise).
+KRUN = scripts/buildroot.sh run $(KVER)
 
 # The kernel deps.sh and vm.sh are asked for: only one named by the user.
 user_kver := $(if $(filter command line environment,$(origin KVER)),$(KVER))
@@ -50,7 +56,7 @@ KSFT_INSTALL := $(CURDIR)/build/kselftest
 all: modules
 
 modules: deps
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(KRUN) $(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 # Build every collection and install it, runner and list included, the way
 # the kernel's selftests Makefile does: build/kselftest/run_kselftest.sh.
@@ -156,7 +162,7 @@ lint: deps
 	@KVER=$(KVER) KDIR=$(KDIR) scripts/lint.sh
 
 clean:
-	@if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	@$(KRUN) sh -c 'if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi'
 	rm -rf build
 
 help:

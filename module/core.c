@@ -799,7 +799,8 @@ EXPORT_SYMBOL_NS_GPL(callout_untimeout, CALLOUT_NS);
 
 static void callout_base_exit(struct callout_base *base)
 {
-	if (base->timer.function)	/* not when init failed before it */
+	/* Not when init failed before it; 7.x makes the field __private. */
+	if (ACCESS_PRIVATE(&base->timer, function))
 		hrtimer_cancel(&base->timer);
 	if (base->wheel.ops) {
 		WARN_ON(base->wheel.nr_pending || !list_empty(&base->expired));

@@ -13,7 +13,10 @@
 # Usage: scripts/deps.sh [KVER]...          install everything the project
 #                                           needs, plus headers and a VM image
 #                                           for each KVER (default: see
-#                                           --print-kver)
+#                                           --print-kver); for a kernel only
+#                                           sid has (Linux 7.x), a sid build
+#                                           root with its headers instead
+#                                           (scripts/buildroot.sh)
 #        scripts/deps.sh --packages [KVER]...
 #                                           the packages only (root's part;
 #                                           what a normal user is told to run
@@ -29,8 +32,9 @@
 #                                           check-matrix, one a line: the
 #                                           default, then the newest 6.12
 #                                           generic and 6.12 -rt (installed,
-#                                           else the newest apt knows), each
-#                                           once
+#                                           else the newest apt knows), then
+#                                           sid's newest generic and -rt
+#                                           (Linux 7.x); each once
 #        scripts/deps.sh --print-ksrc       print the linux-source tarball the
 #                                           cache's files come from
 #
@@ -99,10 +103,13 @@ newest_headers() {
 		echo "$k"
 		return
 	fi
-	for d in /usr/src/linux-headers-*-amd64; do
+	k=$(for d in /usr/src/linux-headers-*-amd64; do
 		case $d in *-rt-amd64|*-cloud-amd64) continue ;; esac
 		if [ -d "$d" ]; then echo "${d#/usr/src/linux-headers-}"; fi
-	done | sort -V | tail -n 1
+	done | sort -V | tail -n 1)
+	# Nothing installed yet: the kernel deps.sh would install.
+	[ -n "$k" ] || k=$(depends_on linux-headers-amd64 'linux-headers-[0-9].*-amd64')
+	echo "${k#linux-headers-}"
 }
 
 # The packages whose names depend on the release: linux-source-X.Y of the
@@ -185,6 +192,13 @@ have_headers() {
 	[ -d "/usr/src/linux-headers-$1" ] || [ -d "$cache/kernels/$1/build" ]
 }
 
+# The kernels of KVERS whose headers only sid has (buildroot.sh need): built
+# in a sid root. Asked once, before anything is installed.
+sid_kvers=()
+is_sid() {
+	[[ " ${sid_kvers[*]} " = *" $1 "* ]]
+}
+
 kvers=()
 mode=all
 for arg in "$@"; do
@@ -194,8 +208,16 @@ for arg in "$@"; do
 	--print-kver) newest_headers; exit 0 ;;
 	--print-ksrc) ksrc_tarball; exit 0 ;;
 	--print-matrix)
-		{ newest_headers; matrix_kver amd64; matrix_kver rt-amd64; } |
-			awk 'NF && !seen[$0]++'
+		m=$(newest_headers; matrix_kver amd64; matrix_kver rt-amd64)
+		for f in amd64 rt-amd64; do
+			k=$("$top/scripts/buildroot.sh" newest "$f") || exit 1
+			if [ -z "$k" ]; then
+				echo "deps: sid has no kernel of flavour $f" >&2
+				exit 1
+			fi
+			m+=$'\n'$k
+		done
+		awk 'NF && !seen[$0]++' <<<"$m"
 		exit 0 ;;
 	-h|--help) sed -n '3,40s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) echo "deps: unknown option $arg" >&2; exit 2 ;;
@@ -213,7 +235,7 @@ pkgs_to_install() {
 	missing_pkgs "${base_pkgs[@]}" "${rel[@]}"
 	[ ${#rel[@]} -gt 0 ] || echo "?"
 	for k in "${kvers[@]}"; do
-		have_headers "$k" || echo "linux-headers-$k"
+		have_headers "$k" || is_sid "$k" || echo "linux-headers-$k"
 	done
 }
 
@@ -226,7 +248,16 @@ cache_ready() {
 	for k in "$k" "${kvers[@]}"; do
 		[ -f "$cache/kernels/$k/vmlinuz" ] || return 1
 	done
+	for k in "${sid_kvers[@]}"; do
+		"$top/scripts/buildroot.sh" ready "$k" || return 1
+	done
 }
+
+for k in "${kvers[@]}"; do
+	if ! have_headers "$k" && "$top/scripts/buildroot.sh" need "$k"; then
+		sid_kvers+=("$k")
+	fi
+done
 
 if [ "$mode" = check ]; then
 	[ -z "$(pkgs_to_install)" ] && cache_ready
@@ -298,26 +329,49 @@ mkdir -p "$cache"
 exec 9>"$cache/.deps.lock"
 flock 9
 
-# download DIR KVER: linux-image-KVER's package into DIR
+# download DIR KVER [WRAPPER]: into DIR, linux-image-KVER's package and those
+# of its dependencies named for KVER. Up to 6.x the image has the kernel in
+# /boot; from 7.x linux-image-KVER is empty and depends on linux-binary-KVER
+# (usr/lib/modules/KVER/vmlinuz) and linux-base-KVER (.../config); the
+# modules (linux-modules-KVER) are not needed.
 download() {
-	cd "$1" && apt-get download "linux-image-$2"
+	local dir=$1 kver=$2 p
+	shift 2
+	local -a pkgs=("linux-image-$kver")
+	for p in $("$@" apt-cache depends "linux-image-$kver" 2>/dev/null |
+		   sed -n 's/^ *Depends: //p'); do
+		case $p in linux-binary-"$kver" | linux-base-"$kver") pkgs+=("$p") ;; esac
+	done
+	cd "$dir" && "$@" apt-get download "${pkgs[@]}"
 }
 
-# fetch_kernel KVER: unpack linux-image-KVER into $cache/kernels/KVER
+# fetch_kernel KVER: the VM's kernel and its config, from linux-image-KVER,
+# into $cache/kernels/KVER
 fetch_kernel() {
-	local kver=$1 dir=$cache/kernels/$1 tmp
+	local kver=$1 dir=$cache/kernels/$1 tmp deb f
+	local -a apt=() # sid's apt for a sid kernel, else the host's
 	[ -f "$dir/vmlinuz" ] && return 0
+	is_sid "$kver" && apt=("$top/scripts/buildroot.sh")
 	tmp=$(mktemp -d)
 	logged "$log" "downloading linux-image-$kver for the VM" \
-		download "$tmp" "$kver" || {
+		download "$tmp" "$kver" "${apt[@]}" || {
+		is_sid "$kver" && exit 1
 		apt_update
 		logged "$log" "downloading linux-image-$kver for the VM" \
-			download "$tmp" "$kver"
+			download "$tmp" "$kver" "${apt[@]}"
 	}
-	dpkg -x "$tmp"/linux-image-*.deb "$tmp/root"
+	for deb in "$tmp"/*.deb; do
+		dpkg -x "$deb" "$tmp/root"
+	done
 	mkdir -p "$dir"
-	cp "$tmp/root/boot/config-$kver" "$dir/config"
-	cp "$tmp/root/boot/vmlinuz-$kver" "$dir/vmlinuz.tmp"
+	for f in "boot/config-$kver" "usr/lib/modules/$kver/config" ""; do
+		[ -n "$f" ] || { echo "deps: no config in linux-image-$kver" >&2; exit 1; }
+		[ -f "$tmp/root/$f" ] && { cp "$tmp/root/$f" "$dir/config"; break; }
+	done
+	for f in "boot/vmlinuz-$kver" "usr/lib/modules/$kver/vmlinuz" ""; do
+		[ -n "$f" ] || { echo "deps: no vmlinuz in linux-image-$kver" >&2; exit 1; }
+		[ -f "$tmp/root/$f" ] && { cp "$tmp/root/$f" "$dir/vmlinuz.tmp"; break; }
+	done
 	mv "$dir/vmlinuz.tmp" "$dir/vmlinuz"
 	rm -rf "$tmp"
 }
@@ -325,6 +379,9 @@ fetch_kernel() {
 [ ${#kvers[@]} -gt 0 ] || kvers=("$(newest_headers)")
 for kver in "${kvers[@]}"; do
 	fetch_kernel "$kver"
+done
+for kver in "${sid_kvers[@]}"; do
+	"$top/scripts/buildroot.sh" create "$kver"
 done
 
 # The kselftest framework, tools/ and checkpatch ship only in linux-source.

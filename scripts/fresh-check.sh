@@ -52,6 +52,8 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/progress.sh
 . "$top/scripts/progress.sh"
+# shellcheck source=scripts/apt-sources.sh
+. "$top/scripts/apt-sources.sh"
 PROGRESS_TAG=fresh-check
 cache=${CALLOUT_FRESH_CACHE:-/var/cache/callout-fresh}
 max_age=${CALLOUT_FRESH_MAX_AGE:-7}
@@ -110,64 +112,7 @@ if ! command -v debootstrap >/dev/null; then
 		die "could not install debootstrap ($logs/apt.log)"
 fi
 
-# The host's apt mirrors: "URI SUITE" for each enabled deb source, from
-# deb822 .sources files and one-line .list files.
-host_sources() {
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		awk '
-		function flush(  n, m, i, j, u, s) {
-			if (types ~ /(^|[ \t])deb([ \t]|$)/ && enabled != "no") {
-				n = split(uris, u, /[ \t]+/); m = split(suites, s, /[ \t]+/)
-				for (i = 1; i <= n; i++)
-					for (j = 1; j <= m; j++)
-						if (u[i] != "" && s[j] != "")
-							print u[i], s[j]
-			}
-			types = uris = suites = enabled = key = ""
-		}
-		/^[ \t]*#/ { next }
-		/^[ \t]*$/ { flush(); next }
-		/^[ \t]/ {
-			if (key == "uris") uris = uris " " $0
-			else if (key == "suites") suites = suites " " $0
-			else if (key == "types") types = types " " $0
-			next
-		}
-		{
-			key = tolower($0); sub(/:.*/, "", key)
-			val = $0; sub(/^[^:]*:[ \t]*/, "", val)
-			if (key == "uris") uris = val
-			else if (key == "suites") suites = val
-			else if (key == "types") types = val
-			else if (key == "enabled") enabled = tolower(val)
-		}
-		END { flush() }' "$f"
-	done
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] || continue
-		awk '$1 == "deb" {
-			i = 2
-			if ($i ~ /^\[/) {
-				while (i < NF && $i !~ /\]$/) i++
-				i++
-			}
-			print $i, $(i + 1)
-		}' "$f"
-	done
-}
-
-# mirror SUITE...: the URI of the host's first source for one of SUITEs.
-mirror() {
-	local s
-	for s in "$@"; do
-		host_sources | awk -v s="$s" '$2 == s { print $1; exit }' | grep . && return 0
-	done
-	return 1
-}
-
-host_rel=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release | tr -d '"')
+host_rel=$(host_release)
 archive_uri=$(mirror "$host_rel" "$host_rel-updates") ||
 	die "no Debian archive for '$host_rel' in the host's apt sources"
 security_uri=$(mirror "$host_rel-security" "$host_rel/updates") ||
