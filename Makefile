@@ -82,18 +82,22 @@ check:
 	$(if $(user_kver),KVER=$(user_kver)) scripts/check.sh
 
 # make check on every kernel of `scripts/deps.sh --print-matrix` (the
-# default 6.1, 6.12, 6.12-rt), tools/core only on the first; one summary
-# line per kernel at the end, and the status of the worst.
+# default 6.1, 6.12, 6.12-rt, sid's newest 7.x and 7.x-rt), tools/core only
+# on the first; one summary line per kernel at the end (its counts and
+# time), and the status of the worst. A kernel that cannot be found fails.
 check-matrix: deps
 	@mkdir -p build; rc=0; core=1; : >build/check-matrix.txt; \
-	for k in $$($(DEPS) --print-matrix); do \
-		echo "## make check KVER=$$k"; \
+	kvers=$$($(DEPS) --print-matrix) || exit 1; \
+	for k in $$kvers; do \
+		echo "## make check KVER=$$k"; t0=$$(date +%s); \
 		{ CHECK_CORE=$$core KVER=$$k scripts/check.sh; echo $$? >build/check-matrix.rc; } | \
 			tee build/check-matrix.log; \
 		[ "$$(cat build/check-matrix.rc)" = 0 ] || rc=1; core=0; \
-		echo "$$k: $$(tail -n 1 build/check-matrix.log)" >>build/check-matrix.txt; \
+		echo "$$k: $$(tail -n 1 build/check-matrix.log) ($$(($$(date +%s) - t0)) s)" \
+			>>build/check-matrix.txt; \
 	done; \
-	echo "## check-matrix"; cat build/check-matrix.txt; exit $$rc
+	echo "## check-matrix $$(git rev-parse --short HEAD 2>/dev/null) $$(date -u +%F)"; \
+	cat build/check-matrix.txt; exit $$rc
 
 # The README's two commands on new debootstrap roots of Debian 12 and 13
 # (scripts/fresh-check.sh; as root, minutes; not part of make check).

@@ -20,6 +20,9 @@
 #        scripts/buildroot.sh need KVER
 #            exit 0 if KVER is a kernel for a build root: the host has no
 #            headers for it and its apt does not know them
+#        scripts/buildroot.sh root KVER
+#            the path of KVER's root if its modules are built in one (run
+#            would use it); nothing if they are built here
 #        scripts/buildroot.sh ready KVER
 #            exit 0 if KVER's root is there and holds the headers sid has
 #        scripts/buildroot.sh create KVER
@@ -46,9 +49,11 @@ state=$roots/sid-apt
 log=$roots/buildroot.log
 
 # What a root holds besides debootstrap's minbase and the headers: make for
-# Kbuild, sparse for make lint, dkms for make dkms-check. Changing this, or
-# how a root is made (bump recipe), makes the roots again.
-root_pkgs=(make sparse dkms)
+# Kbuild, sparse for make lint, dkms and openssl (DKMS makes its signing key
+# with it) for make dkms-check, libc6-dev to try user space with sid's
+# compiler. Changing this, or how a root is made (bump recipe), makes the
+# roots again.
+root_pkgs=(make sparse dkms openssl libc6-dev)
 recipe=1
 suites=(sid experimental)
 
@@ -195,12 +200,15 @@ newest() {
 		done | sort -V | tail -n 1
 }
 
+# in_root: whether KVER's modules are built in its root.
+in_root() {
+	[ ! -d "/usr/src/linux-headers-$kver" ] && [ -f "$roots/$kver/.callout-root" ]
+}
+
 # run KVER CMD...: see the usage.
 run() {
 	local r=$roots/$kver uid gid binds=() d
-	if [ -d "/usr/src/linux-headers-$kver" ] || [ ! -f "$r/.callout-root" ]; then
-		exec "$@"
-	fi
+	in_root || exec "$@"
 	uid=${BUILDROOT_UID:-$(id -u)} gid=${BUILDROOT_GID:-$(id -g)}
 	if [ "$(id -u)" -ne 0 ]; then
 		BUILDROOT_UID=$uid BUILDROOT_GID=$gid as_root "$0" run "$kver" "$@"
@@ -245,6 +253,7 @@ run)
 	run "$@" ;;
 need) [ -n "$kver" ] && ! host_has "$kver" && [ -n "$(candidate "linux-headers-$kver")" ] ;;
 ready) [ -n "$kver" ] && ready ;;
+root) [ -n "$kver" ] || die "usage: root KVER"; if in_root; then echo "$roots/$kver"; fi ;;
 create) [ -n "$kver" ] || die "usage: create KVER"; create ;;
 newest) [ -n "$kver" ] || die "usage: newest FLAVOUR"; newest "$kver" ;;
 lists) lists ;;

@@ -139,6 +139,7 @@ self_suite() {
 	local n=0 f canned
 	local bad=(
 		'[    2.733510] WARNING: CPU: 0 PID: 100 at x.c:5 f+0x5/0x10 [m]'
+		'[    2.733510] WARNING: x.c:5 at f+0x5/0x10 [m], CPU#0: insmod/100'
 		'[   12.000001] BUG: scheduling while atomic: insmod/100/0x00000002'
 		'[    1.000000] BUG: kernel NULL pointer dereference, address: 0000000000000008'
 		'[    1.000000] Oops: 0002 [#1] PREEMPT SMP NOPTI'
@@ -229,7 +230,8 @@ vm_selftest() {
 		echo "not ok $n vm.sh run -- false exits $rc, want 1"
 	fi
 	n=$((n + 1)) rc=0
-	if ! make -s -C "$kdir" M="$tmp" modules >"$logs/vm-warn-build.log" 2>&1; then
+	if ! scripts/buildroot.sh run "$kver" make -s -C "$kdir" M="$tmp" modules \
+		>"$logs/vm-warn-build.log" 2>&1; then
 		echo "not ok $n vm.sh catches a WARNING # cannot build the module"
 	else
 		CALLOUT_VM_NOBUILD=1 scripts/vm.sh run "${vm_opts[@]}" \

@@ -13,6 +13,9 @@
 #   dkms           gets --dkmstree, --sourcetree, --installtree, and
 #                  --no-depmod where it would run depmod
 #   rm /usr/src/X  removes X from the throwaway source tree instead
+#   dkms, Linux 7.x  a kernel whose headers only Debian sid has is built for
+#                  in its sid build root (scripts/buildroot.sh): dkms runs
+#                  there, with that root's DKMS, compiler and signing key
 #   modprobe       cannot run here (this host cannot load modules, nor boot
 #                  another kernel): it runs in the test VM booting the kernel,
 #                  with the DKMS-installed callout.ko in its /lib/modules
@@ -25,9 +28,9 @@
 # host; a DKMS signing key (/var/lib/dkms/mok.*) that DKMS generated for the
 # run is removed again. Prints TAP; exits non-zero if any step failed.
 #
-# Usage: scripts/dkms-check.sh [KVER]...   (default: the first two kernels
-#                                          of deps.sh --print-matrix, 6.1 and
-#                                          6.12)
+# Usage: scripts/dkms-check.sh [KVER]...   (default: the generic kernels
+#                                          of deps.sh --print-matrix: 6.1,
+#                                          6.12 and sid's newest 7.x)
 # Environment: DKMS  the dkms to run (default: the one on PATH), e.g. another
 #                    release's script, to try the recipe on that DKMS
 set -euo pipefail
@@ -42,7 +45,7 @@ section='## Installing on a real machine'
 }
 kvers=("$@")
 if [ ${#kvers[@]} -eq 0 ]; then
-	mapfile -t kvers < <("$top/scripts/deps.sh" --print-matrix | head -n 2)
+	mapfile -t kvers < <("$top/scripts/deps.sh" --print-matrix | grep -v -- '-rt-amd64$')
 fi
 "$top/scripts/deps.sh" --check "${kvers[@]}" || "$top/scripts/deps.sh" "${kvers[@]}"
 dkms_cmd=${DKMS:-dkms}
@@ -68,16 +71,15 @@ pkg=$(sed -n 's/^PACKAGE_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$top/dkms.conf")
 ver=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$top/dkms.conf")
 
 tmp=$(mktemp -d)
-mok=/var/lib/dkms/mok
 # One run at a time: the signing key is shared.
 mkdir -p "$CALLOUT_CACHE"
 exec 9>"$CALLOUT_CACHE/.dkms-check.lock"
 flock 9
-mok_was=
-[ -f "$mok.key" ] && mok_was=y
+# DKMS's signing keys that it generated for the run: removed at the end.
+made_keys=()
 cleanup() {
 	rm -rf "$tmp"
-	[ -n "$mok_was" ] || rm -f "$mok.key" "$mok.pub"
+	[ ${#made_keys[@]} -eq 0 ] || rm -f "${made_keys[@]}"
 }
 trap cleanup EXIT
 
@@ -118,7 +120,8 @@ run_host() {
 			for a; do
 				case $a in install | uninstall | remove) more=(--no-depmod) ;; esac
 			done
-			command "$dkms_cmd" "$@" "${trees[@]}" "${more[@]}"
+			"$top/scripts/buildroot.sh" run "$k" \
+				"$dkms_cmd" "$@" "${trees[@]}" "${more[@]}"
 		}
 		eval "$1"
 	) >"$2" 2>&1
@@ -188,7 +191,7 @@ echo \"dkms-check: /dev/callout, scheme \$(cat /sys/module/$pkg/parameters/schem
 }
 
 echo "TAP version 13"
-echo "# README.md \"$section\": ${#cmds[@]} command lines, for ${kvers[*]}, with $("$dkms_cmd" --version)"
+echo "# README.md \"$section\": ${#cmds[@]} command lines, for ${kvers[*]}"
 
 # The README must name the version dkms.conf gives: `dkms add .` registers
 # that one.
@@ -202,14 +205,22 @@ fi
 
 for k in "${kvers[@]}"; do
 	mkdir -p "$tmp/$k/dkms" "$tmp/$k/src" "$tmp/$k/lib/modules/$k"
+	# The kernel's root: / here, or its sid build root, where dkms runs.
+	kroot=$("$top/scripts/buildroot.sh" root "$k")
 	# As /lib/modules/KVER has them: DKMS 3.2 looks for the headers there.
+	# 7.x's links are relative: resolved in the root, named as from inside.
 	for d in build source; do
-		[ ! -e "/lib/modules/$k/$d" ] || ln -s "$(readlink -f "/lib/modules/$k/$d")" "$tmp/$k/lib/modules/$k/$d"
+		[ -L "$kroot/lib/modules/$k/$d" ] || continue
+		t=$(readlink -f "$kroot/lib/modules/$k/$d")
+		ln -s "${t#"$kroot"}" "$tmp/$k/lib/modules/$k/$d"
 	done
+	mok=$kroot/var/lib/dkms/mok
+	[ -f "$mok.key" ] || made_keys+=("$mok.key" "$mok.pub")
 	trees=(--dkmstree "$tmp/$k/dkms" --sourcetree "$tmp/$k/src"
 	       --installtree "$tmp/$k/lib/modules")
 	start=$SECONDS
-	echo "# $k: \`uname -r\` is $k; /usr/src is $tmp/$k/src, /var/lib/dkms $tmp/$k/dkms"
+	echo "# $k: \`uname -r\` is $k; /usr/src is $tmp/$k/src, /var/lib/dkms $tmp/$k/dkms;" \
+		"$("$top/scripts/buildroot.sh" run "$k" "$dkms_cmd" --version)${kroot:+ in $kroot}"
 	broken=
 	for c in "${cmds[@]}"; do
 		lineno=${c%%$'\t'*} line=${c#*$'\t'}

@@ -134,7 +134,7 @@ FIXTURE_SETUP(ctl)
 	int fd;
 
 	if (access(ctl_path(), X_OK))
-		SKIP(return, "no %s", ctl_path());
+		SKIP(return, "no %.200s", ctl_path());
 	fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		SKIP(return, CALLOUT_DEV " is missing: callout.ko not loaded");
