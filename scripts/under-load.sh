@@ -9,12 +9,16 @@
 # Usage: scripts/under-load.sh CMD [ARG]...   e.g.
 #        scripts/under-load.sh make check
 #        scripts/under-load.sh scripts/vm.sh run -- sh -c '...'
+#        KVER=7.2.13+deb14-rt-amd64 scripts/under-load.sh \
+#                scripts/vm.sh run --kernel 7.2.13+deb14-rt-amd64 -- ...
 #
-# Exits with CMD's status; the load ends with it (also on an interrupt).
+# KVER (as for make) is the kernel of the busy guest too, which loads the
+# callout.ko built for it. Exits with CMD's status; the load ends with it
+# (also on an interrupt).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-[ $# -gt 0 ] || { sed -n '4,13s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '4,18s/^# \{0,1\}//p' "$0"; exit 2; }
 
 # Each load in a session of its own (setsid), so that stop_load ends all
 # it started: vm.sh's timeout(1) puts QEMU in a process group of its own.
@@ -36,7 +40,8 @@ for _ in 1 2; do
 	setsid sh -c 'while :; do :; done' &
 	sids+=($!)
 done
-CALLOUT_VM_TIMEOUT=86400 CALLOUT_VM_NOBUILD=1 setsid "$top/scripts/vm.sh" run --smp 2 -- \
+CALLOUT_VM_TIMEOUT=86400 CALLOUT_VM_NOBUILD=1 setsid "$top/scripts/vm.sh" run --smp 2 \
+	${KVER:+--kernel "$KVER"} -- \
 	sh -c 'while :; do :; done & while :; do :; done' >/dev/null 2>&1 &
 sids+=($!)
 sleep 5
