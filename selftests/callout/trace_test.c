@@ -180,6 +180,13 @@ FIXTURE_SETUP(trace)
 	}
 	ASSERT_EQ(0, tracefs_write(TRACING "/tracing_on", "1"));
 	ASSERT_EQ(0, tracefs_write(TRACING "/trace", ""));
+	/*
+	 * No task names: with record-cmd on, enabling an event also hooks
+	 * sched_switch, and each on/off patches __schedule(), which every CPU
+	 * runs; under TCG one such patch ended in an int3 Oops there (6.12-rt).
+	 * The test reads callout's fields, never the task's name.
+	 */
+	ASSERT_EQ(0, tracefs_write(TRACING "/options/record-cmd", "0"));
 	ASSERT_EQ(0, tracefs_write(EVENTS "/enable", "1"));
 	self->enabled = true;
 
@@ -197,6 +204,7 @@ FIXTURE_TEARDOWN(trace)
 	if (self->enabled) {
 		tracefs_write(EVENTS "/enable", "0");
 		tracefs_write(TRACING "/trace", "");
+		tracefs_write(TRACING "/options/record-cmd", "1"); /* default */
 	}
 }
 
