@@ -78,41 +78,6 @@ static inline long long callout_refcnt(void)
 	return read_ull(CALLOUT_SYSFS "/refcnt");
 }
 
-/* A "Name:   N kB" field of /proc/meminfo in kB, or -1. */
-static inline long long meminfo_kb(const char *name)
-{
-	char line[256];
-	size_t len = strlen(name);
-	long long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, name, len) && line[len] == ':') {
-			kb = strtoll(line + len + 1, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
-	return kb;
-}
-
-/* Open files of this process (counting the one that reads the list), or -1. */
-static inline int count_open_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *d;
-	int n = 0;
-
-	if (!dir)
-		return -1;
-	while ((d = readdir(dir)))
-		n += d->d_name[0] != '.';
-	closedir(dir);
-	return n;
-}
-
 /* The value of "@key: N" in debugfs's stats, or -1. */
 static inline long long callout_stat(const char *key)
 {
