@@ -12,9 +12,10 @@
 # line). A step that fails without a failing test case (the build, a crashed
 # VM, a test program that dies after its last "ok") counts as one failed
 # case. The check scripts' own tests (vm.sh's splat scanner and failure
-# detection, the TAP counter) test the harness, not callout: they get a line
-# of their own before it. The exit status is non-zero when either has a
-# failure.
+# detection, the TAP counter) test the harness, not callout, and smoke checks
+# (cases named "smoke...", see tap_count) only that something runs at all:
+# each gets a line of its own before it. The exit status is non-zero when
+# any of the three has a failure.
 #
 # Environment:
 #   CHECK_PARAMS       module parameter sets for the VM suite, separated by
@@ -42,11 +43,19 @@ passed=0 failed=0 skipped=0
 summary=()
 # The harness's own tests, counted apart (harness_suite).
 h_passed=0 h_failed=0
+# Smoke checks, counted apart (tap_count says which cases they are).
+s_passed=0 s_failed=0 s_skipped=0
 
-# tap_count FILE: "PASSED FAILED SKIPPED" over the test cases in a TAP log.
-# A result line may be nested under "# " (kselftest runner) or four spaces
-# (TAP 14 subtests); a result with results nested above it is a program: its
-# subtests count, plus one failure if it failed while none of them did.
+# tap_count FILE: "PASSED FAILED SKIPPED SMOKE_PASSED SMOKE_FAILED
+# SMOKE_SKIPPED" over the test cases in a TAP log. A result line may be
+# nested under "# " (kselftest runner) or four spaces (TAP 14 subtests); a
+# result with results nested above it is a program: its subtests count, plus
+# one failure if it failed while none of them did (a smoke failure if all of
+# them are smoke checks). A smoke check is a case whose name, after its
+# fixture's ("fixture.smoke_x"), starts with "smoke" ("ok 1 smoke: ..."): it
+# proves that something runs at all (the benchmarks' plumbing, a declaration
+# such as .owner) and cannot fail for a defect of callout's logic, so it is
+# counted apart.
 tap_count() {
 	awk '
 	function strip(s) {
@@ -65,41 +74,60 @@ tap_count() {
 		d = depth
 		notok = line ~ /^not ok/
 		skip = line ~ /# *([Ss][Kk][Ii][Pp]|TODO)/
-		cp = cf = cs = 0
+		smoke = line ~ /^(not )?ok [0-9]+ ([A-Za-z0-9_]+\.)?smoke/
+		cp = cf = cs = sp = sf = ss = 0
 		for (k = d + 1; k <= maxd; k++) {
 			cp += P[k]; cf += F[k]; cs += S[k]
-			P[k] = F[k] = S[k] = 0
+			sp += SP[k]; sf += SF[k]; ss += SS[k]
+			P[k] = F[k] = S[k] = SP[k] = SF[k] = SS[k] = 0
 		}
 		if (d > maxd)
 			maxd = d
-		if (cp + cf + cs == 0) {
-			if (skip) S[d]++
-			else if (notok) F[d]++
-			else P[d]++
+		if (cp + cf + cs + sp + sf + ss == 0) {
+			if (smoke) {
+				if (skip) SS[d]++
+				else if (notok) SF[d]++
+				else SP[d]++
+			} else {
+				if (skip) S[d]++
+				else if (notok) F[d]++
+				else P[d]++
+			}
 		} else {
 			P[d] += cp; F[d] += cf; S[d] += cs
-			if (notok && !skip && cf == 0)
-				F[d]++
+			SP[d] += sp; SF[d] += sf; SS[d] += ss
+			if (notok && !skip && cf + sf == 0) {
+				if (cp + cs == 0) SF[d]++
+				else F[d]++
+			}
 		}
 	}
 	END {
-		for (k = 0; k <= maxd; k++) { p += P[k]; f += F[k]; s += S[k] }
-		print p + 0, f + 0, s + 0
+		for (k = 0; k <= maxd; k++) {
+			p += P[k]; f += F[k]; s += S[k]
+			p2 += SP[k]; f2 += SF[k]; s2 += SS[k]
+		}
+		print p + 0, f + 0, s + 0, p2 + 0, f2 + 0, s2 + 0
 	}' "$1"
 }
 
-# account NAME LOG [EXTRA_FAILURE_REASON]: add a suite's cases to the totals.
+# account NAME LOG [EXTRA_FAILURE_REASON]: add a suite's cases to the totals,
+# its smoke checks to theirs.
 account() {
-	local name=$1 log=$2 why=${3:-} p f s
-	read -r p f s < <(tap_count "$log")
-	if [ $((p + f + s)) -eq 0 ] && [ -z "$why" ]; then
+	local name=$1 log=$2 why=${3:-} p f s sp sf ss smoke=
+	read -r p f s sp sf ss < <(tap_count "$log")
+	if [ $((p + f + s + sp + sf + ss)) -eq 0 ] && [ -z "$why" ]; then
 		why="no test results"
 	fi
 	if [ -n "$why" ] && [ "$f" -eq 0 ]; then
 		f=1
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-	summary+=("# $name: $p passed, $f failed, $s skipped${why:+ ($why)}")
+	s_passed=$((s_passed + sp)) s_failed=$((s_failed + sf))
+	s_skipped=$((s_skipped + ss))
+	[ $((sp + sf + ss)) -eq 0 ] ||
+		smoke="; smoke checks: $sp passed, $sf failed, $ss skipped"
+	summary+=("# $name: $p passed, $f failed, $s skipped$smoke${why:+ ($why)}")
 }
 
 # harness_suite NAME LOG: add a suite of the check scripts' own tests to
@@ -188,11 +216,15 @@ self_suite() {
 		'not ok 1 selftests: callout: a # exit=1' \
 		'# selftests: callout: b' '# ok 1 b.x' \
 		'not ok 2 selftests: callout: b # exit=139' \
-		'# #            OK  c.x' 'ok 3 selftests: callout: c' >"$canned"
-	if [ "$(tap_count "$canned")" = "3 2 1" ]; then
-		echo "ok $n check.sh counts nested TAP: cases once, a crash as a failure"
+		'# #            OK  c.x' 'ok 3 selftests: callout: c' \
+		'# selftests: callout: d' '# ok 1 d.smoke_x' '# not ok 2 smoke: y' \
+		'# ok 3 d.not_smoke' 'not ok 4 selftests: callout: d # exit=1' \
+		'# selftests: callout: e' '# ok 1 smoke: z' \
+		'not ok 5 selftests: callout: e # exit=1' >"$canned"
+	if [ "$(tap_count "$canned")" = "4 2 1 2 2 0" ]; then
+		echo "ok $n check.sh counts nested TAP: cases once, a crash as a failure, smoke checks apart"
 	else
-		echo "not ok $n check.sh counts nested TAP as '$(tap_count "$canned")', want '3 2 1'"
+		echo "not ok $n check.sh counts nested TAP as '$(tap_count "$canned")', want '4 2 1 2 2 0'"
 	fi
 	echo "1..$n"
 }
@@ -293,8 +325,9 @@ main() {
 	printf '%s\n' "${summary[@]}"
 	echo "# $skipped skipped; $((SECONDS - start)) s; logs in ${logs#"$top"/}/"
 	echo "# harness self-tests: $h_passed passed, $h_failed failed"
+	echo "# smoke checks: $s_passed passed, $s_failed failed"
 	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ] && [ "$h_failed" -eq 0 ]
+	[ "$failed" -eq 0 ] && [ "$h_failed" -eq 0 ] && [ "$s_failed" -eq 0 ]
 }
 
 # Sourced (by check-debug.sh, for tap_count, account and step): define only.

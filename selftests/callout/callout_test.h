@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -44,6 +46,8 @@
 #define CALLOUT_DEV		"/dev/callout"
 #define CALLOUT_MODULE		"callout"
 #define CALLOUT_SYSFS		"/sys/module/" CALLOUT_MODULE
+#define CALLOUT_STATS		"/sys/kernel/debug/callout/stats"
+#define CGROOT			"/sys/fs/cgroup"
 
 static inline bool callout_loaded(void)
 {
@@ -74,39 +78,97 @@ static inline long long callout_refcnt(void)
 	return read_ull(CALLOUT_SYSFS "/refcnt");
 }
 
-/* A "Name:   N kB" field of /proc/meminfo in kB, or -1. */
-static inline long long meminfo_kb(const char *name)
+/* The value of "@key: N" in debugfs's stats, or -1. */
+static inline long long callout_stat(const char *key)
 {
+	FILE *f = fopen(CALLOUT_STATS, "re");
+	size_t len = strlen(key);
+	long long v = -1;
 	char line[256];
-	size_t len = strlen(name);
-	long long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "re");
 
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, name, len) && line[len] == ':') {
-			kb = strtoll(line + len + 1, NULL, 10);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':') {
+			v = strtoll(line + len + 1, NULL, 10);
 			break;
 		}
-	}
 	fclose(f);
-	return kb;
+	return v;
 }
 
-/* Open files of this process (counting the one that reads the list), or -1. */
-static inline int count_open_fds(void)
+/* "@key N" of a cgroup file such as memory.stat, or -1. */
+static inline long long cg_key(const char *dir, const char *file,
+			       const char *key)
 {
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *d;
-	int n = 0;
+	char path[256], line[256];
+	size_t len = strlen(key);
+	long long v = -1;
+	FILE *f;
 
-	if (!dir)
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "re");
+	if (!f)
 		return -1;
-	while ((d = readdir(dir)))
-		n += d->d_name[0] != '.';
-	closedir(dir);
-	return n;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ' ') {
+			v = strtoll(line + len + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* The number in the cgroup file @dir/@file, or -1. */
+static inline long long cg_value(const char *dir, const char *file)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return read_ull(path);
+}
+
+/* Write @val to the cgroup file @dir/@file: 0 or -errno. */
+static inline int cg_write(const char *dir, const char *file, const char *val)
+{
+	char path[256];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Mount cgroup2 on CGROOT unless it is there and enable the memory
+ * controller for its children: 0 or -errno.
+ */
+static inline int cgroup2_ready(void)
+{
+	char line[256] = "";
+	struct stat st;
+	FILE *f;
+
+	if (access(CGROOT "/cgroup.controllers", F_OK)) {
+		if (stat(CGROOT, &st) && mkdir(CGROOT, 0755))
+			return -errno;
+		if (mount("cgroup2", CGROOT, "cgroup2", 0, NULL))
+			return -errno;
+	}
+	f = fopen(CGROOT "/cgroup.controllers", "re");
+	if (!f)
+		return -errno;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	if (!strstr(line, "memory"))
+		return -EOPNOTSUPP;
+	return cg_write(CGROOT, "cgroup.subtree_control", "+memory");
 }
 
 /*

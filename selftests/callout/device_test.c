@@ -2,13 +2,16 @@
 /*
  * device_test - /dev/callout as the skeleton module provides it: a misc
  * character device anyone may open, ENOTTY for ioctls it does not know, and
- * open/close that leaves nothing behind.
+ * files that leave nothing behind when they close, whatever their callouts
+ * were doing.
  *
  * Tests SKIP only when callout.ko is not loaded; once it is, a missing or
  * wrong device node is a failure.
  */
 #include <grp.h>
 #include <linux/membarrier.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -18,16 +21,6 @@
 #include "callout_test.h"
 
 #define MISC_MAJOR	10
-
-/* Iterations of the leak test, and the growth it tolerates. */
-#define OPEN_CLOSE_LOOPS	10000
-#define OPEN_CLOSE_WARMUP	1000
-/*
- * Settled, SUnreclaim moves by less than 100 kB over 10000 open/close of the
- * skeleton under TCG; a leak of 32 bytes an open() would be 312 kB.
- */
-#define SLAB_SLACK_KB		192
-#define OPEN_AT_ONCE		100
 
 TEST(node)
 {
@@ -111,7 +104,10 @@ FIXTURE_TEARDOWN(dev)
 		close(self->fd);
 }
 
-/* Commands nobody defined: ENOTTY, never EINVAL or ENOSYS, fd intact. */
+/*
+ * Commands nobody defined: ENOTTY, never EINVAL or ENOSYS, and the file
+ * works as before.
+ */
 TEST_F(dev, unknown_ioctl)
 {
 	static const struct {
@@ -125,7 +121,8 @@ TEST_F(dev, unknown_ioctl)
 		{ _IOW('Z', 0x42, int), "_IOW('Z', 0x42, int)" },
 		{ 0, "0" },
 	};
-	__u64 buf[8] = { 0 };
+	__u64 buf[8] = { 0 }, h = 0;
+	struct callout_info info;
 	unsigned int i;
 
 	if (setup_skipped(_metadata))
@@ -141,89 +138,196 @@ TEST_F(dev, unknown_ioctl)
 			       cmds[i].name, errno, strerror(errno));
 		}
 	}
-	EXPECT_LE(0, fcntl(self->fd, F_GETFD));
-}
-
-/* Every open file holds the module, and gives it back on close. */
-TEST_F(dev, refcnt_follows_open_files)
-{
-	long long base = callout_refcnt();
-	int fds[OPEN_AT_ONCE];
-	int i;
-
-	if (setup_skipped(_metadata))
-		return;
-
-	ASSERT_LE(1, base) {
-		TH_LOG("refcnt %lld with " CALLOUT_DEV " open", base);
-	}
-	for (i = 0; i < OPEN_AT_ONCE; i++) {
-		fds[i] = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
-		ASSERT_LE(0, fds[i]) {
-			TH_LOG("open #%d: %s", i, strerror(errno));
-		}
-	}
-	EXPECT_EQ(base + OPEN_AT_ONCE, callout_refcnt());
-	for (i = 0; i < OPEN_AT_ONCE; i++)
-		ASSERT_EQ(0, close(fds[i]));
-	EXPECT_EQ(base, callout_refcnt());
+	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_INFO, &info));
+	ASSERT_EQ(0, set_callout(self->fd, info.max_timeout_ns, 0, 1, &h));
+	EXPECT_EQ(0, unset_callout(self->fd, h));
 }
 
 /*
- * SUnreclaim once the files just closed are gone: a struct file is freed
- * after an RCU grace period, which membarrier(GLOBAL) waits for.
+ * The leak test: files opened and closed, and the growth of the cgroup's
+ * kernel memory it tolerates. Everything a file allocates for its user is
+ * charged to the user's memory cgroup (GFP_KERNEL_ACCOUNT, SLAB_ACCOUNT
+ * caches), slab objects to the byte, with less than a page per CPU held in
+ * the per-CPU byte stocks: it moves by a page either way. A leak of the
+ * smallest thing a file allocates, a 152-byte ucallout, adds 160 kB over
+ * LEAK_FILES files; of the file itself, its handle table's page and its
+ * callouts, well over 4 MB.
  */
-static long long settled_unreclaimable_kb(void)
+#define LEAK_FILES		1000
+#define LEAK_WARMUP		50
+#define LEAK_SLACK		(64 << 10)
+
+/*
+ * One file through everything a close() can meet: a far one-shot and a
+ * far TIMEOUT pending, a periodic callout firing every tick, a TIMEOUT
+ * cancelled (freed after RCU), a one-shot that fires, one event read and
+ * the others left unread, a spare left by an UNSET. Return: NULL, or what
+ * failed.
+ */
+static const char *leak_cycle(const struct callout_info *info, __u64 far)
 {
-	syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
-	usleep(200 * 1000);
-	return meminfo_kb("SUnreclaim");
+	struct callout_timeout t = { .func = 4, .arg = 4 };
+	struct callout_timeout t2 = { .func = 5, .arg = 5 };
+	struct callout_untimeout u = { .func = 5, .arg = 5 };
+	struct callout_event ev;
+	struct pollfd p;
+	const char *why = NULL;
+	__u64 h = 0;
+	int fd;
+
+	fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return "open";
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	t.ticks = far / info->tick_ns;
+	t2.ticks = t.ticks;
+	if (set_callout(fd, far, 0, 1, NULL))
+		why = "SET far";
+	else if (set_callout(fd, info->tick_ns, info->tick_ns, 2, NULL))
+		why = "SET periodic";
+	else if (ioctl(fd, CALLOUT_IOC_TIMEOUT, &t))
+		why = "TIMEOUT far";
+	else if (ioctl(fd, CALLOUT_IOC_TIMEOUT, &t2) ||
+		 ioctl(fd, CALLOUT_IOC_UNTIMEOUT, &u))
+		why = "TIMEOUT and UNTIMEOUT";
+	else if (set_callout(fd, info->tick_ns, 0, 3, NULL))
+		why = "SET one tick";
+	else if (poll(&p, 1, 10000) != 1 ||
+		 read(fd, &ev, sizeof(ev)) != sizeof(ev))
+		why = "no event within 10 s";
+	/* Last, so that no SET takes the spare it leaves. */
+	else if (set_callout(fd, far, 0, 4, &h) || unset_callout(fd, h))
+		why = "SET and UNSET";
+	close(fd);
+	return why;
+}
+
+/* The cgroup's kernel memory (memory.stat "kernel") in bytes, or -1. */
+static long long cg_kernel(const char *cg)
+{
+	return cg_key(cg, "memory.stat", "kernel");
+}
+
+FIXTURE(leak) {
+};
+
+FIXTURE_SETUP(leak)
+{
+}
+
+FIXTURE_TEARDOWN(leak)
+{
 }
 
 /*
- * open/close many times: the module's reference count and this process's
- * open files come back exactly, unreclaimable slab stays within a slack
- * smaller than a leak of 32 bytes per open.
+ * Files with callouts in every state, opened and closed by a child in a
+ * memory cgroup of its own: once they are closed, the cgroup's kernel
+ * memory is back within LEAK_SLACK of where it was after a few files (RCU
+ * frees, such as a TIMEOUT's or a struct file's, and the cgroup's
+ * statistics get up to 20 s: far below the 120 s limit), and debugfs's
+ * user_callouts and pending are exactly where they were.
  */
-TEST_F(dev, open_close_leaks_nothing)
+TEST_F_TIMEOUT(leak, open_close_leaks_nothing, 120)
 {
-	long long refcnt, slab, grown;
-	int fds, fd, i;
+	long long users, pending, kb0 = -1, kb = -1, grown = -1;
+	struct callout_info info;
+	int fd, status, ret, i, stops = 0;
+	char cg[64];
+	__u64 far;
+	pid_t pid;
 
-	if (setup_skipped(_metadata))
-		return;
+	if (!callout_loaded())
+		SKIP(return, "callout.ko is not loaded");
+	if (geteuid() != 0)
+		SKIP(return, "needs root for cgroups");
+	ret = cgroup2_ready();
+	if (ret)
+		SKIP(return, "no cgroup2 memory controller: %s", strerror(-ret));
+	users = callout_stat("user_callouts");
+	pending = callout_stat("pending");
+	ASSERT_LE(0, users) TH_LOG("no %s", CALLOUT_STATS);
+	fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, CALLOUT_IOC_INFO, &info));
+	close(fd);
+	far = 60000000000ULL;
+	if (far > info.max_timeout_ns)
+		far = info.max_timeout_ns;
+	snprintf(cg, sizeof(cg), CGROOT "/callout_leak.%d", getpid());
+	ASSERT_EQ(0, mkdir(cg, 0755)) TH_LOG("mkdir %s: %s", cg, strerror(errno));
 
-	/* Warm up slab caches and the dentry/inode of the node. */
-	for (i = 0; i < OPEN_CLOSE_WARMUP; i++) {
-		fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
-		ASSERT_LE(0, fd);
-		ASSERT_EQ(0, close(fd));
-	}
-	refcnt = callout_refcnt();
-	fds = count_open_fds();
-	slab = settled_unreclaimable_kb();
-	ASSERT_LE(0, slab) TH_LOG("no SUnreclaim in /proc/meminfo");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		const char *why = NULL;
 
-	for (i = 0; i < OPEN_CLOSE_LOOPS; i++) {
-		fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
-		ASSERT_LE(0, fd) {
-			TH_LOG("open #%d: %s", i, strerror(errno));
+		if (cg_write(cg, "cgroup.procs", "0"))
+			_exit(100);
+		for (i = 0; i < LEAK_WARMUP && !why; i++)
+			why = leak_cycle(&info, far);
+		if (!why) {
+			/* Stopped while the parent takes the baseline. */
+			raise(SIGSTOP);
+			for (i = 0; i < LEAK_FILES && !why; i++)
+				why = leak_cycle(&info, far);
 		}
-		ASSERT_EQ(0, close(fd));
+		if (why) {
+			printf("# file %d: %s: %s\n", i, why, strerror(errno));
+			fflush(stdout);
+			_exit(101);
+		}
+		/* Every file closed: stopped while the parent looks. */
+		raise(SIGSTOP);
+		_exit(0);
 	}
 
-	grown = settled_unreclaimable_kb() - slab;
-	TH_LOG("%d open/close: SUnreclaim %+lld kB, refcnt %lld -> %lld",
-	       OPEN_CLOSE_LOOPS, grown, refcnt, callout_refcnt());
-	EXPECT_EQ(refcnt, callout_refcnt());
-	EXPECT_EQ(fds, count_open_fds());
+	for (;;) {
+		ASSERT_EQ(pid, waitpid(pid, &status, WUNTRACED));
+		if (!WIFSTOPPED(status))
+			break;
+		if (++stops == 1) {
+			syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+			usleep(200000);
+			kb0 = cg_kernel(cg);
+		} else {
+			EXPECT_EQ(users, callout_stat("user_callouts"));
+			EXPECT_EQ(pending, callout_stat("pending"));
+			/*
+			 * RCU frees and the memcg statistics, flushed every
+			 * 2 s, take a while; a leak stays.
+			 */
+			for (i = 0; i < 200; i++) {
+				syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL,
+					0, 0);
+				usleep(100000);
+				kb = cg_kernel(cg);
+				grown = kb - kb0;
+				if (grown < LEAK_SLACK)
+					break;
+			}
+		}
+		kill(pid, SIGCONT);
+	}
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("the child %s %d (100: cannot join %s)",
+		       WIFEXITED(status) ? "exited with" : "died of signal",
+		       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+		       cg);
+	}
+	EXPECT_EQ(2, stops);
+	EXPECT_EQ(0, rmdir(cg)) TH_LOG("rmdir %s: %s", cg, strerror(errno));
+	if (stops < 2)
+		return;
+	TH_LOG("%d files: the cgroup's kernel memory %lld -> %lld bytes (%+lld)",
+	       LEAK_FILES, kb0, kb, grown);
+	ASSERT_LE(0, kb0) TH_LOG("no \"kernel\" in %s/memory.stat", cg);
 	if (!slab_counts_meaningful()) {
-		TH_LOG("slab growth not checked: KASAN quarantines freed objects");
+		TH_LOG("memory not checked: KASAN quarantines freed objects");
 		return;
 	}
-	EXPECT_GT(SLAB_SLACK_KB, grown) {
-		TH_LOG("unreclaimable slab grew by %lld kB over %d open/close",
-		       grown, OPEN_CLOSE_LOOPS);
+	EXPECT_GT(LEAK_SLACK, grown) {
+		TH_LOG("%lld bytes more after %d files: %lld a file",
+		       grown, LEAK_FILES, grown / LEAK_FILES);
 	}
 }
 

@@ -35,7 +35,6 @@
 #define MS		1000000ULL
 #define NOBODY		65534
 #define DEBUGFS		"/sys/kernel/debug/callout"
-#define CGROOT		"/sys/fs/cgroup"
 
 /* Drop to nobody, for good; false if that did not work. */
 static bool become_nobody(void)
@@ -555,71 +554,6 @@ TEST_F(limits, per_file_and_total_hold)
 	if (users0 >= 0)
 		EXPECT_EQ(users0, stat_value("user_callouts"));
 	munmap(shared, 4096);
-}
-
-/* "key value" of a cgroup file such as memory.events, or -1. */
-static long long cg_key(const char *dir, const char *file, const char *key)
-{
-	char path[256], line[256];
-	size_t len = strlen(key);
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, len) && line[len] == ' ') {
-			v = strtoll(line + len + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
-static long long cg_value(const char *dir, const char *file)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	return read_ull(path);
-}
-
-static int cg_write(const char *dir, const char *file, const char *val)
-{
-	char path[256];
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-/* Mount cgroup2 on CGROOT unless it is there; enable the memory controller. */
-static int cgroup2_ready(void)
-{
-	struct stat st;
-	char *ctl;
-	int ret;
-
-	if (access(CGROOT "/cgroup.controllers", F_OK)) {
-		if (stat(CGROOT, &st) && mkdir(CGROOT, 0755))
-			return -errno;
-		if (mount("cgroup2", CGROOT, "cgroup2", 0, NULL))
-			return -errno;
-	}
-	ctl = read_text(CGROOT "/cgroup.controllers");
-	ret = ctl && strstr(ctl, "memory") ? 0 : -EOPNOTSUPP;
-	free(ctl);
-	if (!ret)
-		ret = cg_write(CGROOT, "cgroup.subtree_control", "+memory");
-	return ret;
 }
 
 /*

@@ -3,7 +3,8 @@
  * trace_test - the callout tracepoints through /sys/kernel/tracing: armed
  * callouts show up as callout_set, cancelled ones as callout_unset, the rest
  * as callout_expire with their lateness, and each hrtimer run as
- * callout_tick; with the events disabled, nothing is recorded.
+ * callout_tick; each event enabled alone records only itself, and with all
+ * of them disabled nothing is recorded.
  *
  * The fields are checked against what the device says: every expiry read
  * from /dev/callout has one callout_expire, filed at the tick boundary at or
@@ -44,17 +45,28 @@ struct traced {
 	unsigned long long late_ns;
 };
 
+/* The callout events, in the order of their enable files. */
+enum { EV_SET, EV_UNSET, EV_EXPIRE, EV_TICK, NR_EVENTS };
+static const char *const event_names[NR_EVENTS] = {
+	"callout_set", "callout_unset", "callout_expire", "callout_tick",
+};
+
 /* The trace, parsed: our callouts in the order they were set, and totals. */
 struct trace_summary {
 	struct traced c[NR_CALLOUTS];
 	int nr_set;			/* callout_set events of uc_fire */
 	int unsets_pending;		/* callout_unset pending=1 of uc_fire */
 	int expire_events;		/* callout_expire, every func */
+	int our_expires;		/* callout_expire of uc_fire */
+	unsigned long long expire_ns;	/* the last one's expires_ns */
+	unsigned long long expire_late_ns; /* and its late_ns */
 	int stray;			/* events of uc_fire we cannot place */
 	int ticks;			/* callout_tick events */
 	unsigned long long tick_expired, tick_examined, tick_migrations;
 	unsigned int max_cpu;
 	int lines;			/* every callout event */
+	int of[NR_EVENTS];		/* every callout event, by event */
+	int other;			/* any other line: not callout's events */
 };
 
 static struct traced *find_expires(struct trace_summary *s,
@@ -96,6 +108,7 @@ static int read_trace(struct trace_summary *s)
 	char line[512];
 	FILE *fp;
 	char *p;
+	int i;
 
 	memset(s, 0, sizeof(*s));
 	fp = fopen(TRACING "/trace", "re");
@@ -105,10 +118,18 @@ static int read_trace(struct trace_summary *s)
 		if (line[0] == '#')
 			continue;
 		p = strstr(line, ": callout_");
-		if (!p)
+		if (!p) {
+			s->other++;
 			continue;
+		}
 		s->lines++;
 		p += 2;
+		for (i = 0; i < NR_EVENTS; i++) {
+			size_t len = strlen(event_names[i]);
+
+			if (!strncmp(p, event_names[i], len) && p[len] == ':')
+				s->of[i]++;
+		}
 		if (!field(p, "cpu", &cpu)) {
 			s->stray++;
 			continue;
@@ -133,6 +154,12 @@ static int read_trace(struct trace_summary *s)
 			   field(p, "expires_ns", &a) && field(p, "late_ns", &b)) {
 			s->expire_events++;
 			if (!ours(p))
+				continue;
+			s->our_expires++;
+			s->expire_ns = a;
+			s->expire_late_ns = b;
+			/* Placed by the callout_set events, if they are on. */
+			if (!s->nr_set)
 				continue;
 			t = find_expires(s, a);
 			if (!t) {
@@ -353,26 +380,136 @@ TEST_F(trace, set_unset_expire_tick)
 		EXPECT_EQ(0, s.tick_migrations);
 }
 
-/* Disabled, the events record nothing. */
-TEST_F(trace, disabled_records_nothing)
+/* Turn every callout event off but @only (NR_EVENTS: none): 0 or -errno. */
+static int enable_only(int only)
 {
-	struct callout_set set = { .timeout_ns = self->info.tick_ns };
+	char path[128];
+	int i, ret;
+
+	for (i = 0; i < NR_EVENTS; i++) {
+		snprintf(path, sizeof(path), EVENTS "/%s/enable", event_names[i]);
+		ret = tracefs_write(path, i == only ? "1" : "0");
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The same work for every pass: a callout due in a tick, its event read
+ * into @ev, and one as far as the scheme takes, cancelled while pending.
+ */
+static void one_pass(struct __test_metadata *_metadata, int fd,
+		     const struct callout_info *info, struct callout_event *ev)
+{
+	struct callout_set set = { .timeout_ns = info->tick_ns, .cookie = 1 };
+
+	ASSERT_EQ(0, ioctl(fd, CALLOUT_IOC_SET, &set));
+	ASSERT_EQ(sizeof(*ev), read(fd, ev, sizeof(*ev)));
+	set.timeout_ns = info->max_timeout_ns;
+	set.cookie = 2;
+	ASSERT_EQ(0, ioctl(fd, CALLOUT_IOC_SET, &set));
+	ASSERT_EQ(0, ioctl(fd, CALLOUT_IOC_UNSET, &set.handle));
+}
+
+/* Has the trace all that a pass with only event @e enabled must leave? */
+static bool pass_complete(const struct trace_summary *s, int e)
+{
+	switch (e) {
+	case EV_SET:
+		return s->nr_set >= 2;
+	case EV_UNSET:
+		return s->unsets_pending >= 1;
+	case EV_EXPIRE:
+		return s->our_expires >= 1;
+	default:
+		return s->tick_expired >= 1;
+	}
+}
+
+/*
+ * Each event enabled alone records itself and nothing else, through
+ * callout's own call sites (callout_set's is guarded by its own
+ * trace_callout_set_enabled()), with fields that agree with what the device
+ * says; with all of them off, the same work records nothing at all, not
+ * even a line that is not a callout event (a trace_printk() left behind).
+ */
+TEST_F(trace, each_event_alone)
+{
+	unsigned long long tick = self->info.tick_ns;
 	struct callout_event ev;
 	struct trace_summary s;
+	int e, i;
 
 	if (setup_skipped(_metadata))
 		return;
 
-	ASSERT_EQ(0, tracefs_write(EVENTS "/enable", "0"));
-	ASSERT_EQ(0, tracefs_write(TRACING "/trace", ""));
-	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_SET, &set));
-	ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
-	/* As far as the scheme takes: pending when the UNSET comes. */
-	set.timeout_ns = self->info.max_timeout_ns;
-	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_SET, &set));
-	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_UNSET, &set.handle));
-	ASSERT_EQ(0, read_trace(&s));
-	EXPECT_EQ(0, s.lines);
+	for (e = 0; e <= NR_EVENTS; e++) {
+		ASSERT_EQ(0, enable_only(e));
+		ASSERT_EQ(0, tracefs_write(TRACING "/trace", ""));
+		one_pass(_metadata, self->fd, &self->info, &ev);
+		/*
+		 * The tick's event comes after its funcs: wait for what must
+		 * come. Nothing can be waited for when all are off: a moment
+		 * lets a wrong record show, and only a wrong one can.
+		 */
+		for (i = 0; i < 1000; i++) {
+			ASSERT_EQ(0, read_trace(&s));
+			if (e == NR_EVENTS ? i == 5 : pass_complete(&s, e))
+				break;
+			usleep(10000);
+		}
+		ASSERT_EQ(0, enable_only(NR_EVENTS));
+		ASSERT_EQ(0, read_trace(&s));
+		TH_LOG("%s%s: %d set, %d unset, %d expire, %d tick, %d other",
+		       e < NR_EVENTS ? event_names[e] : "every event off",
+		       e < NR_EVENTS ? " alone" : "", s.of[EV_SET],
+		       s.of[EV_UNSET], s.of[EV_EXPIRE], s.of[EV_TICK], s.other);
+		EXPECT_EQ(0, s.other);
+		EXPECT_EQ(0, s.stray);
+		for (i = 0; i < NR_EVENTS; i++) {
+			if (i != e)
+				EXPECT_EQ(0, s.of[i]) {
+					TH_LOG("%s recorded with %s %s",
+					       event_names[i],
+					       e < NR_EVENTS ? event_names[e] :
+					       "no event", "enabled");
+				}
+		}
+		switch (e) {
+		case EV_SET:
+			/* Both SETs, filed at the tick at or after the time asked. */
+			ASSERT_EQ(2, s.of[EV_SET]);
+			ASSERT_EQ(2, s.nr_set);
+			EXPECT_LE(ev.expires_ns, s.c[0].expires_ns);
+			EXPECT_GT(ev.expires_ns + tick, s.c[0].expires_ns);
+			EXPECT_EQ(0, s.c[0].expires_ns % tick);
+			EXPECT_LT(s.c[0].expires_ns, s.c[1].expires_ns);
+			break;
+		case EV_UNSET:
+			/* The far one's UNSET, which cancelled it. */
+			EXPECT_EQ(1, s.of[EV_UNSET]);
+			EXPECT_EQ(1, s.unsets_pending);
+			break;
+		case EV_EXPIRE:
+			/* The near one: due at its tick, late by what it was. */
+			ASSERT_EQ(1, s.of[EV_EXPIRE]);
+			ASSERT_EQ(1, s.our_expires);
+			EXPECT_LE(ev.expires_ns, s.expire_ns);
+			EXPECT_GT(ev.expires_ns + tick, s.expire_ns);
+			EXPECT_EQ(0, s.expire_ns % tick);
+			EXPECT_LE(s.expire_ns + s.expire_late_ns, ev.fired_ns);
+			break;
+		case EV_TICK:
+			/* The run that ran it counted it; nothing else ran. */
+			EXPECT_LE(1, s.of[EV_TICK]);
+			EXPECT_EQ(1, s.tick_expired);
+			EXPECT_GT(self->info.nr_cpus, s.max_cpu);
+			break;
+		default:
+			EXPECT_EQ(0, s.lines);
+		}
+	}
 }
 
 TEST_HARNESS_MAIN
