@@ -5,16 +5,16 @@
 # sources, one TAP result per check, and a non-zero exit on any finding.
 #
 #   checkpatch   checkpatch.pl --strict --no-tree -f (from linux-source)
-#                over every C source and header of module/, include/,
-#                selftests/ and the kernel-style tools (libcallout,
-#                calloutctl): no ERROR, WARNING or CHECK
+#                over every C source and header of module/, schemes/,
+#                include/, selftests/ and the kernel-style tools
+#                (libcallout, calloutctl): no ERROR, WARNING or CHECK
 #   W=1          the module built with W=1: no compiler warning
 #   sparse       the module checked with KBUILD_CHECKSRC=2 (set
 #                explicitly: Debian's 7.x headers lack checker-valid.sh,
 #                and C=2 alone would skip sparse there without a word): no
 #                sparse warning; and sparse shown to run: every source file
 #                checked, and a canary with a known finding caught
-#   kernel-doc   kernel-doc -none -v over module/, include/ and libcallout's
+#   kernel-doc   kernel-doc -none -v over module/, schemes/, include/ and libcallout's
 #                header: no warning; and every EXPORT_SYMBOL*() has a
 #                kernel-doc comment
 #   scripts      shellcheck on every shell script of the project
@@ -85,9 +85,14 @@ failed_run() {
 # The checks, in a function: bash reads a script as it runs it, and one
 # edited meanwhile must not run half old and half new.
 main() {
-	mapfile -t kdoc_files < <(ls module/*.[ch] include/linux/*.h include/uapi/linux/*.h \
+	# The folders whose sources Kbuild compiles.
+	local d ksrcs=()
+	for d in module schemes; do
+		ksrcs+=("$d"/*.[ch])
+	done
+	mapfile -t kdoc_files < <(ls "${ksrcs[@]}" include/linux/*.h include/uapi/linux/*.h \
 		tools/libcallout/*.h 2>/dev/null)
-	mapfile -t cp_files < <(ls module/*.[ch] include/*/*.h include/*/*/*.h \
+	mapfile -t cp_files < <(ls "${ksrcs[@]}" include/*/*.h include/*/*/*.h \
 		selftests/*/*.[ch] tools/libcallout/*.[ch] tools/calloutctl/*.[ch] 2>/dev/null)
 	mapfile -t scripts < <(ls scripts/*.sh .ci/run selftests/*/*.sh tools/*/*.sh 2>/dev/null)
 
@@ -126,9 +131,9 @@ main() {
 	# A fresh copy of what Kbuild builds, built with W=1, then checked by sparse
 	# (C=2 checks every file again without recompiling).
 	rm -rf "$out/src"
-	mkdir -p "$out/src/module"
+	mkdir -p "$out/src"
 	cp -r Kbuild include "$out/src/"
-	cp module/*.[ch] "$out/src/module/"
+	cp --parents "${ksrcs[@]}" "$out/src/"
 	rc=0
 	kmake -s -C "$kdir" M="$out/src" W=1 modules >"$out/w1.out" 2>&1 || rc=$?
 	findings <"$out/w1.out" | sed "s|$out/src/||" >"$out/w1.log"
@@ -141,8 +146,7 @@ main() {
 	kmake -C "$kdir" M="$out/src" W=1 KBUILD_CHECKSRC=2 modules >"$out/sparse.out" 2>&1 || rc=$?
 	findings <"$out/sparse.out" | sed "s|$out/src/||" >"$out/sparse.log"
 	failed_run "make KBUILD_CHECKSRC=2" "$rc" "$out/sparse.out" "$out/sparse.log"
-	srcs=("$out"/src/module/*.c)
-	nsrc=${#srcs[@]}
+	nsrc=$(printf '%s\n' "${ksrcs[@]}" | grep -c '\.c$')
 	nchk=$(grep -cE '^ +CHECK +.*\.c$' "$out/sparse.out")
 	[ "$nchk" -ge "$nsrc" ] ||
 		echo "sparse checked $nchk of $nsrc files: it did not run" >>"$out/sparse.log"
@@ -172,9 +176,9 @@ main() {
 		     grep -q "^\.\. c:function:: .*\b$sym *("; then
 			echo "$file: exported $sym() has no kernel-doc comment" >>"$log"
 		fi
-	done < <(grep -oE '^EXPORT_SYMBOL[A-Z_]*\( *[a-z_0-9]+' module/*.c |
+	done < <(grep -oE '^EXPORT_SYMBOL[A-Z_]*\( *[a-z_0-9]+' "${ksrcs[@]}" |
 		 sed -E 's/:EXPORT_SYMBOL[A-Z_]*\( */ /')
-	nexp=$(grep -cE '^EXPORT_SYMBOL' module/*.c | awk -F: '{ s += $2 } END { print s + 0 }')
+	nexp=$(cat "${ksrcs[@]}" | grep -cE '^EXPORT_SYMBOL')
 	result "kernel-doc -none -v, and all $nexp exported functions documented" "$log"
 
 	log=$out/shellcheck.log
