@@ -94,7 +94,8 @@ main() {
 		tools/libcallout/*.h 2>/dev/null)
 	mapfile -t cp_files < <(ls "${ksrcs[@]}" include/*/*.h include/*/*/*.h \
 		selftests/*/*.[ch] tools/libcallout/*.[ch] tools/calloutctl/*.[ch] 2>/dev/null)
-	mapfile -t scripts < <(ls scripts/*.sh .ci/run selftests/*/*.sh tools/*/*.sh 2>/dev/null)
+	mapfile -t scripts < <(ls scripts/*.sh .ci/run selftests/*/*.sh tools/*/*.sh \
+		tools/testing/*/*.sh 2>/dev/null)
 
 	mkdir -p "$out"
 	echo "TAP version 13"

@@ -8,7 +8,7 @@
  * starts (bits 1-2); the rest are the choices, 8 bytes each, zeros once the
  * input runs out, which ends the run.
  *
- * Build and run: make -C tools/core fuzz [FUZZ_TIME=seconds]
+ * Build and run: make -C tools/testing/schemes fuzz [FUZZ_TIME=seconds]
  */
 #include "tw_diff.h"
 
