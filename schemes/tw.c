@@ -30,7 +30,7 @@ const struct tw_ops *tw_ops_by_name(const char *name)
 	int id;
 
 	for (id = 1; id < TW_NR_SCHEMES; id++)
-		if (tw_schemes[id] && !strcmp(tw_schemes[id]->name, name))
+		if (!strcmp(tw_schemes[id]->name, name))
 			return tw_schemes[id];
 	return NULL;
 }

@@ -188,15 +188,11 @@ static int bench(const struct tw_ops *ops, u64 n)
 
 int main(int argc, char **argv)
 {
-	const struct tw_ops *ops;
 	int id;
 
 	if (argc == 2 && !strcmp(argv[1], "-l")) {
-		for (id = 1; id < TW_NR_SCHEMES; id++) {
-			ops = tw_ops_by_id(id);
-			if (ops)
-				printf("%s\n", ops->name);
-		}
+		for (id = 1; id < TW_NR_SCHEMES; id++)
+			printf("%s\n", tw_ops_by_id(id)->name);
 		return 0;
 	}
 	if (argc != 3 || !tw_ops_by_name(argv[1]) || !strtoull(argv[2], NULL, 0)) {
