@@ -7,7 +7,8 @@
 #   checkpatch   checkpatch.pl --strict --no-tree -f (from linux-source)
 #                over every C source and header of module/, schemes/,
 #                include/, selftests/ and the kernel-style tools
-#                (libcallout, calloutctl): no ERROR, WARNING or CHECK
+#                (libcallout, calloutctl): no ERROR, WARNING or CHECK, but
+#                for the one LINUX_VERSION_CODE test of the public header
 #   W=1          the module built with W=1: no compiler warning
 #   sparse       the module checked with KBUILD_CHECKSRC=2 (set
 #                explicitly: Debian's 7.x headers lack checker-valid.sh,
@@ -127,6 +128,15 @@ main() {
 		}
 		END { if (msg != "") print msg }' "$out/checkpatch.out" >"$log"
 	failed_run checkpatch "$rc" "$out/checkpatch.out" "$log"
+	# include/linux/callout.h spells the symbol namespace by kernel version
+	# (a client's build runs no probe of ours): on its lines that test
+	# LINUX_VERSION_CODE, checkpatch's advice against it, and its reading
+	# of that macro as a constant on the left of a comparison, are expected.
+	grep -n 'LINUX_VERSION_CODE' include/linux/callout.h | cut -d: -f1 |
+		sed -E 's/.*/^include\/linux\/callout\.h:&: WARNING:(LINUX_VERSION_CODE|CONSTANT_COMPARISON):/' \
+		>"$out/checkpatch.allowed"
+	grep -vEf "$out/checkpatch.allowed" "$log" >"$log.tmp" || true
+	mv "$log.tmp" "$log"
 	result "checkpatch --strict on ${#cp_files[@]} files" "$log"
 
 	# A fresh copy of what Kbuild builds, built with W=1, then checked by sparse
