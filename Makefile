@@ -160,8 +160,8 @@ bench-schemes: deps
 	$(MAKE) --no-print-directory -C tools/testing/schemes bench-schemes
 
 # Static checks, one TAP line each, failing on any finding: checkpatch
-# --strict, W=1, sparse, kernel-doc, shellcheck, docutils (scripts/lint.sh
-# says how).
+# --strict, W=1, sparse, kernel-doc, an out-of-tree client built against
+# include/ alone, shellcheck, docutils (scripts/lint.sh says how).
 lint: deps
 	@KVER=$(KVER) KDIR=$(KDIR) scripts/lint.sh
 

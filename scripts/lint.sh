@@ -18,6 +18,10 @@
 #   kernel-doc   kernel-doc -none -v over module/, schemes/, include/ and libcallout's
 #                header: no warning; and every EXPORT_SYMBOL*() has a
 #                kernel-doc comment
+#   client       an out-of-tree client module built with W=1 against
+#                include/ alone (no private include path), its symbols
+#                resolved against the module built above: no warning, and
+#                it imports the namespace callout.ko exports its API in
 #   scripts      shellcheck on every shell script of the project
 #   rst          every Documentation/*.rst parsed by docutils (Debian's,
 #                /usr/bin/python3): no warning or error
@@ -35,6 +39,8 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# kmod's modinfo is in sbin, which a normal user's PATH lacks.
+PATH=$PATH:/usr/sbin:/sbin
 cache=${CALLOUT_CACHE:-$top/.cache}
 export CALLOUT_CACHE=$cache
 cd "$top" || exit 1
@@ -72,7 +78,7 @@ kmake() {
 # findings: the lines of a build log that are a compiler's or sparse's
 # warning or error (sparse also says "error:" for what it cannot parse).
 findings() {
-	grep -E ':[0-9]+(:[0-9]+)?: (warning|error|note): ' || true
+	grep -E ':[0-9]+(:[0-9]+)?: (warning|error|fatal error|note): ' || true
 }
 
 # failed_run TOOL RC OUTPUT LOG: a tool that failed without saying why in a
@@ -100,7 +106,7 @@ main() {
 
 	mkdir -p "$out"
 	echo "TAP version 13"
-	echo "1..6"
+	echo "1..7"
 
 	# checkpatch exits 1 on a finding, and says which with an ERROR, WARNING
 	# or CHECK line and the FILE line after it; any other failure (a missing
@@ -191,6 +197,55 @@ main() {
 		 sed -E 's/:EXPORT_SYMBOL[A-Z_]*\( */ /')
 	nexp=$(cat "${ksrcs[@]}" | grep -cE '^EXPORT_SYMBOL')
 	result "kernel-doc -none -v, and all $nexp exported functions documented" "$log"
+
+	# An out-of-tree client: include/linux/callout.h must stand alone, and
+	# its CALLOUT_NS must name the namespace the module exports in (modpost
+	# checks the import; modinfo shows it).
+	log=$out/client.log
+	rm -rf "$out/client"
+	mkdir -p "$out/client"
+	printf '%s\n' 'obj-m := callout_oot.o' "ccflags-y := -I$top/include" >"$out/client/Kbuild"
+	cat >"$out/client/callout_oot.c" <<-'EOF'
+	// SPDX-License-Identifier: GPL-2.0
+	#include <linux/callout.h>
+	#include <linux/module.h>
+
+	static struct callout oot_callout;
+
+	static void oot_func(void *arg)
+	{
+	}
+
+	static int __init oot_init(void)
+	{
+		callout_init(&oot_callout);
+		return callout_set(&oot_callout, 1, oot_func, NULL) < 0 ? -EIO : 0;
+	}
+
+	static void __exit oot_exit(void)
+	{
+		callout_unset_sync(&oot_callout);
+	}
+
+	module_init(oot_init);
+	module_exit(oot_exit);
+	MODULE_IMPORT_NS(CALLOUT_NS);
+	MODULE_DESCRIPTION("An out-of-tree client of callout");
+	MODULE_LICENSE("GPL");
+	EOF
+	rc=0
+	kmake -C "$kdir" M="$out/client" W=1 KBUILD_EXTRA_SYMBOLS="$out/src/Module.symvers" \
+		modules >"$out/client.out" 2>&1 || rc=$?
+	{ findings <"$out/client.out"; grep -E '(WARNING|ERROR): modpost' "$out/client.out"; } |
+		sed "s|$out/||" >"$log"
+	failed_run "make (client)" "$rc" "$out/client.out" "$log"
+	if [ "$rc" -eq 0 ]; then
+		ns=$(awk '$2 == "callout_set" { print $5 }' "$out/src/Module.symvers")
+		imp=$(modinfo -F import_ns "$out/client/callout_oot.ko" 2>&1)
+		[ -n "$ns" ] && [ "$imp" = "$ns" ] ||
+			echo "client imports namespace '$imp', callout_set is exported in '$ns'" >>"$log"
+	fi
+	result "an out-of-tree client against include/ alone, importing ${ns:-?}" "$log"
 
 	log=$out/shellcheck.log
 	rc=0
