@@ -6,7 +6,7 @@
 #
 #   checkpatch   checkpatch.pl --strict --no-tree -f (from linux-source)
 #                over every C source and header of module/, schemes/,
-#                include/, selftests/ and the kernel-style tools
+#                include/, selftests/ (its modules/ too) and the kernel-style tools
 #                (libcallout, calloutctl): no ERROR, WARNING or CHECK, but
 #                for the one LINUX_VERSION_CODE test of the public header
 #   W=1          the module built with W=1: no compiler warning
@@ -94,7 +94,7 @@ failed_run() {
 main() {
 	# The folders whose sources Kbuild compiles.
 	local d ksrcs=()
-	for d in module schemes; do
+	for d in module schemes selftests/callout/modules; do
 		ksrcs+=("$d"/*.[ch])
 	done
 	mapfile -t kdoc_files < <(ls "${ksrcs[@]}" include/linux/*.h include/uapi/linux/*.h \
