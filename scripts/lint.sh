@@ -94,7 +94,7 @@ failed_run() {
 main() {
 	# The folders whose sources Kbuild compiles.
 	local d ksrcs=()
-	for d in module schemes selftests/callout/modules; do
+	for d in module schemes bench selftests/callout/modules; do
 		ksrcs+=("$d"/*.[ch])
 	done
 	mapfile -t kdoc_files < <(ls "${ksrcs[@]}" include/linux/*.h include/uapi/linux/*.h \

@@ -23,10 +23,16 @@
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/compiler.h>
+#include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/types.h>
+
+/* tw.c exports its entry points from callout.ko in a namespace. */
+#ifndef EXPORT_SYMBOL_NS_GPL
+#define EXPORT_SYMBOL_NS_GPL(sym, ns)
+#endif
 
 /* linux/limits.h */
 #define U8_MAX		((u8)~0U)
