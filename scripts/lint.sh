@@ -6,18 +6,20 @@
 #
 #   checkpatch   checkpatch.pl --strict --no-tree -f (from linux-source)
 #                over every C source and header of module/, schemes/,
-#                include/, selftests/ (its modules/ too) and the kernel-style tools
-#                (libcallout, calloutctl): no ERROR, WARNING or CHECK, but
-#                for the one LINUX_VERSION_CODE test of the public header
-#   W=1          the module built with W=1: no compiler warning
+#                bench/, include/, selftests/ (its modules/ too) and the
+#                kernel-style tools (libcallout, calloutctl): no ERROR,
+#                WARNING or CHECK, but for the one LINUX_VERSION_CODE test
+#                of the public header
+#   W=1          the modules built with W=1: no compiler warning
 #   sparse       the module checked with KBUILD_CHECKSRC=2 (set
 #                explicitly: Debian's 7.x headers lack checker-valid.sh,
 #                and C=2 alone would skip sparse there without a word): no
 #                sparse warning; and sparse shown to run: every source file
 #                checked, and a canary with a known finding caught
-#   kernel-doc   kernel-doc -none -v over module/, schemes/, include/ and libcallout's
-#                header: no warning; and every EXPORT_SYMBOL*() has a
-#                kernel-doc comment
+#   kernel-doc   kernel-doc -none -v over module/, schemes/, bench/, the
+#                test modules, include/ and libcallout's header: no
+#                warning; and every EXPORT_SYMBOL*() has a kernel-doc
+#                comment
 #   client       an out-of-tree client module built with W=1 against
 #                include/ alone (no private include path), its symbols
 #                resolved against the module built above: no warning, and
@@ -92,7 +94,7 @@ failed_run() {
 # The checks, in a function: bash reads a script as it runs it, and one
 # edited meanwhile must not run half old and half new.
 main() {
-	# The folders whose sources Kbuild compiles.
+	# The folders whose sources Kbuild compiles, into four modules.
 	local d ksrcs=()
 	for d in module schemes bench selftests/callout/modules; do
 		ksrcs+=("$d"/*.[ch])
