@@ -60,13 +60,12 @@ static inline int timer_delete_sync(struct timer_list *timer)
 #endif
 
 /*
- * The symbol namespace of the exported API, CALLOUT_NS, is spelt by
- * include/linux/callout.h by kernel version (a bare token before 6.13, a
- * string from 6.13), since a client's build runs no probe of ours. This
- * build probes the kernel's MODULE_IMPORT_NS() and stops if the two
- * disagree (a backport of the string form to an older kernel), rather than
- * export under a namespace that no client spelling it the header's way can
- * import.
+ * include/linux/callout.h spells the API's symbol namespace, CALLOUT_NS, by
+ * kernel version (a bare token before 6.13, a string from 6.13), since a
+ * client's build runs no probe of ours. This build probes the kernel's
+ * MODULE_IMPORT_NS() and stops if the two disagree (a backport of the
+ * string form to an older kernel), rather than export under a namespace
+ * that a client spelling it the header's way cannot import.
  */
 #ifdef CALLOUT_NS_STRINGIFIED
 #define CALLOUT_NS_PROBED	CALLOUT

@@ -157,7 +157,7 @@ main() {
 	kmake -s -C "$kdir" M="$out/src" W=1 modules >"$out/w1.out" 2>&1 || rc=$?
 	findings <"$out/w1.out" | sed "s|$out/src/||" >"$out/w1.log"
 	failed_run "make W=1" "$rc" "$out/w1.out" "$out/w1.log"
-	result "W=1 build of the module" "$out/w1.log"
+	result "W=1 build of the modules" "$out/w1.log"
 
 	# Not silent: kbuild's "CHECK file.c" lines show that sparse ran on
 	# every file. The canary, a module of its own, must give its finding.
@@ -178,7 +178,7 @@ main() {
 	grep -q "canary.c:2:.*symbol 'canary_undeclared' was not declared" "$out/canary.out" ||
 		echo "sparse missed the canary's undeclared symbol: it did not run" \
 			"($(tail -n 2 "$out/canary.out" | tr '\n' ' '))" >>"$out/sparse.log"
-	result "sparse (KBUILD_CHECKSRC=2) on the module, $nchk files, canary caught" "$out/sparse.log"
+	result "sparse (KBUILD_CHECKSRC=2) on the modules, $nchk files, canary caught" "$out/sparse.log"
 
 	# kernel-doc: the script of the kernel built against, else linux-source's.
 	kdoc=$kdir/scripts/kernel-doc
