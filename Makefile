@@ -50,7 +50,7 @@ SELFTEST_DIRS := $(patsubst %/Makefile,%,$(wildcard selftests/*/Makefile))
 KSFT_SRC := $(CALLOUT_CACHE)/linux-source/tools/testing/selftests
 KSFT_INSTALL := $(CURDIR)/build/kselftest
 
-.PHONY: all modules selftests tools bench bench-core clean deps check check-matrix \
+.PHONY: all modules selftests tools bench bench-schemes clean deps check check-matrix \
 	dkms-check fresh-check demo shell vm lint help debug-kernel check-debug check-debug-long
 
 all: modules
@@ -82,17 +82,17 @@ check:
 	$(if $(user_kver),KVER=$(user_kver)) scripts/check.sh
 
 # make check on every kernel of `scripts/deps.sh --print-matrix` (the
-# default 6.1, 6.12, 6.12-rt, sid's newest 7.x and 7.x-rt), tools/core only
+# default 6.1, 6.12, 6.12-rt, sid's newest 7.x and 7.x-rt), the scheme tests only
 # on the first; one summary line per kernel at the end (its counts and
 # time), and the status of the worst. A kernel that cannot be found fails.
 check-matrix: deps
-	@mkdir -p build; rc=0; core=1; : >build/check-matrix.txt; \
+	@mkdir -p build; rc=0; schemes=1; : >build/check-matrix.txt; \
 	kvers=$$($(DEPS) --print-matrix) || exit 1; \
 	for k in $$kvers; do \
 		echo "## make check KVER=$$k"; t0=$$(date +%s); \
-		{ CHECK_CORE=$$core KVER=$$k scripts/check.sh; echo $$? >build/check-matrix.rc; } | \
+		{ CHECK_SCHEMES=$$schemes KVER=$$k scripts/check.sh; echo $$? >build/check-matrix.rc; } | \
 			tee build/check-matrix.log; \
-		[ "$$(cat build/check-matrix.rc)" = 0 ] || rc=1; core=0; \
+		[ "$$(cat build/check-matrix.rc)" = 0 ] || rc=1; schemes=0; \
 		echo "$$k: $$(tail -n 1 build/check-matrix.log) ($$(($$(date +%s) - t0)) s)" \
 			>>build/check-matrix.txt; \
 	done; \
@@ -155,13 +155,13 @@ bench: modules selftests tools
 	scripts/bench.sh $(BENCH_ARGS)
 
 # Instructions per insert/remove/tick of every scheme, in user space
-# (callgrind): tools/core/results/bench-core.{csv,md}.
-bench-core: deps
-	$(MAKE) --no-print-directory -C tools/core bench-core
+# (callgrind): results/bench-schemes.{csv,md}.
+bench-schemes: deps
+	$(MAKE) --no-print-directory -C tools/testing/schemes bench-schemes
 
 # Static checks, one TAP line each, failing on any finding: checkpatch
-# --strict, W=1, sparse, kernel-doc, shellcheck, docutils (scripts/lint.sh
-# says how).
+# --strict, W=1, sparse, kernel-doc, an out-of-tree client built against
+# include/ alone, shellcheck, docutils (scripts/lint.sh says how).
 lint: deps
 	@KVER=$(KVER) KDIR=$(KDIR) scripts/lint.sh
 
@@ -171,6 +171,6 @@ clean:
 
 help:
 	@sed -n '3,18s/^# \{0,1\}//p' Makefile
-	@echo 'Other targets: modules selftests tools bench bench-core deps vm CMD=... lint clean'
+	@echo 'Other targets: modules selftests tools bench bench-schemes deps vm CMD=... lint clean'
 	@echo '               debug-kernel check-debug-long'
 	@echo 'Variables: KVER=<kver> PARAMS="k=v ..." CHECK_PARAMS="set1;set2"'

@@ -14,7 +14,7 @@
  *   timer_delete[_sync]()    6.1.y    yes      del_timer* gone   probed
  *   timer_container_of()     -        -        6.16              #ifdef
  *   from_timer()             yes      yes      gone in 6.16      not used
- *   symbol namespace         token    token    string in 6.13    probed
+ *   symbol namespace         token    token    string in 6.13    see below
  *   debugfs_create_file()    a call   a call   _Generic in 6.13  see below
  *   no_llseek                NULL     gone     gone              not used
  *
@@ -26,7 +26,10 @@
 #ifndef CALLOUT_COMPAT_H
 #define CALLOUT_COMPAT_H
 
+#include <linux/build_bug.h>
+#include <linux/callout.h>
 #include <linux/hrtimer.h>
+#include <linux/stringify.h>
 #include <linux/timer.h>
 
 #ifndef CALLOUT_HAVE_HRTIMER_SETUP
@@ -57,14 +60,20 @@ static inline int timer_delete_sync(struct timer_list *timer)
 #endif
 
 /*
- * The symbol namespace of the exported API, for EXPORT_SYMBOL_NS_GPL() and
- * MODULE_IMPORT_NS(): a bare token that the kernel stringifies before 6.13,
- * a string literal from 6.13 on.
+ * include/linux/callout.h spells the API's symbol namespace, CALLOUT_NS, by
+ * kernel version (a bare token before 6.13, a string from 6.13), since a
+ * client's build runs no probe of ours. This build probes the kernel's
+ * MODULE_IMPORT_NS() and stops if the two disagree (a backport of the
+ * string form to an older kernel), rather than export under a namespace
+ * that a client spelling it the header's way cannot import.
  */
 #ifdef CALLOUT_NS_STRINGIFIED
-#define CALLOUT_NS CALLOUT
+#define CALLOUT_NS_PROBED	CALLOUT
 #else
-#define CALLOUT_NS "CALLOUT"
+#define CALLOUT_NS_PROBED	"CALLOUT"
 #endif
+static_assert(sizeof(__stringify(CALLOUT_NS)) ==
+	      sizeof(__stringify(CALLOUT_NS_PROBED)),
+	      "include/linux/callout.h spells CALLOUT_NS wrong for this kernel");
 
 #endif /* CALLOUT_COMPAT_H */

@@ -273,16 +273,27 @@ int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 			   div64_u64(now_ns, callout_tick_ns_param), func, arg);
 }
 
-/*
- * callout_set_ns() - arm @c to run @func(@arg) at @expires_ns (CLOCK_MONOTONIC)
+/**
+ * callout_set_ns() - arm a callout at an absolute time
+ * @c:		an initialised callout, pending or not
+ * @expires_ns:	CLOCK_MONOTONIC; it fires at the first tick boundary at or
+ *		after it, never earlier
+ * @func:	run at expiry in softirq context
+ * @arg:	passed to @func
  *
- * Return: as callout_set_from().
+ * Callouts set for one time from different moments share one tick, which
+ * callout_set() cannot promise: the benchmark's burst needs that. Exported
+ * in CALLOUT_TW, not to clients (module/callout_tw.h).
+ *
+ * Context: any; takes the base lock with interrupts off.
+ * Return: as callout_set().
  */
 int callout_set_ns(struct callout *c, u64 expires_ns, callout_func_t func,
 		   void *arg)
 {
 	return callout_set_from(c, callout_now_ns(), expires_ns, func, arg);
 }
+EXPORT_SYMBOL_NS_GPL(callout_set_ns, CALLOUT_TW_NS);
 
 /**
  * callout_set() - arm a callout @ticks ticks from now (setcallout)
@@ -808,18 +819,43 @@ static void callout_base_exit(struct callout_base *base)
 	}
 }
 
-int callout_core_init(void)
+/* The geometry of every base's wheel: the module parameters. */
+static void callout_geometry(struct tw_geometry *geo)
 {
-	struct tw_geometry geo = {
+	*geo = (struct tw_geometry) {
 		.wheel_bits = callout_wheel_bits,
 		.levels = callout_levels,
 		.level_bits = callout_level_bits,
 		.lawn_ttls = callout_lawn_ttls,
 	};
+}
+
+/**
+ * callout_loaded_scheme() - the timer scheme the facility runs on
+ * @geo:	receives the geometry of its wheels
+ *
+ * For the benchmark, which runs private wheels of every scheme in the
+ * facility's geometry and labels its figures with the loaded scheme.
+ * Exported in CALLOUT_TW, not to clients (module/callout_tw.h).
+ *
+ * Context: any.
+ * Return: the loaded scheme, fixed while the module is loaded.
+ */
+const struct tw_ops *callout_loaded_scheme(struct tw_geometry *geo)
+{
+	callout_geometry(geo);
+	return callout_ops;
+}
+EXPORT_SYMBOL_NS_GPL(callout_loaded_scheme, CALLOUT_TW_NS);
+
+int callout_core_init(void)
+{
+	struct tw_geometry geo;
 	u64 now = div64_u64(callout_now_ns(), callout_tick_ns_param);
 	unsigned int cpu;
 	int ret;
 
+	callout_geometry(&geo);
 	callout_max_ticks = div64_u64(callout_max_timeout_ns(),
 				      callout_tick_ns_param);
 	callout_bases = alloc_percpu(struct callout_base);

@@ -12,10 +12,13 @@
 #include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
 
+#include "callout_tw.h"
 #include "compat.h"
+#include "tw.h"
 
 /* Owner bits of callout.entry.flags, under the base lock */
 #define CALLOUT_EXPIRING	0x100u	/* collected, func not yet started */
+static_assert(!(CALLOUT_EXPIRING & TW_PENDING));
 
 /* Lateness histogram: bucket i counts fired - due in [2^(i-1), 2^i) us. */
 #define CALLOUT_LATE_BUCKETS	16
@@ -105,8 +108,6 @@ int callout_core_init(void);
 void callout_core_exit(void);
 u64 callout_now_ns(void);
 u64 callout_max_timeout_ns(void);
-int callout_set_ns(struct callout *c, u64 expires_ns, callout_func_t func,
-		   void *arg);
 int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		     callout_func_t func, void *arg);
 int callout_try_unset_sync(struct callout *c);
@@ -133,9 +134,5 @@ DECLARE_PER_CPU(struct callout_op_counts, callout_op_counts);
 void callout_stats_sum(struct callout_cpu_stats *total);
 void callout_debugfs_init(void);
 void callout_debugfs_exit(void);
-
-/* bench.c */
-struct dentry;
-void callout_bench_init(struct dentry *dir);
 
 #endif /* CALLOUT_INTERNAL_H */

@@ -173,7 +173,6 @@ void callout_debugfs_init(void)
 	callout_debugfs = debugfs_create_dir("callout", NULL);
 	debugfs_create_file("stats", 0400, callout_debugfs, NULL, &stats_fops);
 	debugfs_create_file("wheel", 0400, callout_debugfs, NULL, &wheel_fops);
-	callout_bench_init(callout_debugfs);
 }
 
 void callout_debugfs_exit(void)

@@ -1,25 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench.sh - make bench: the in-kernel benchmark (/sys/kernel/debug/callout/
-# bench, module/bench.c) and the user-space one (tools/callout-bench) in one
-# VM boot, repeated, peers interleaved with callout at every step; then the
-# medians with min-max as CSV, a Markdown table with the issue's targets
-# checked, and gnuplot PNGs (fig9.png: Costello & Varghese's Fig. 9 redrawn).
+# bench.sh - make bench: the in-kernel benchmark (callout_bench.ko, from
+# bench/callout_bench.c: /sys/kernel/debug/callout/bench) and the user-space
+# one (tools/callout-bench) in one VM boot, repeated, peers interleaved with
+# callout at every step; then the medians with min-max as CSV, a Markdown
+# table with the issue's targets checked, and gnuplot PNGs (fig9.png:
+# Costello & Varghese's Fig. 9 redrawn).
 #
 # Usage: scripts/bench.sh [--quick] [--repeat N] [--out DIR]
 #   --quick     one repetition, N up to 1000 (a check that it all runs)
 #   --repeat N  repetitions (default 3)
 #   --out DIR   results folder (default build/bench/<date>-<time>)
 #
-# Each repetition: for each loaded scheme (hashed, hierarchical, bsd; the
-# module is reloaded with scheme=), for each N (10 .. 1M): the facility's
-# handle and hash interfaces; with hashed loaded, timer_list and hrtimer
-# and the private wheels of all nine schemes at the same N. Then burst
-# expiry, then user space (N up to 100k: N timerfds cost ~1 KB of kernel
-# memory each and seconds to create under TCG), lateness and idle cost.
+# Each repetition: for each loaded scheme (hashed, hierarchical, bsd;
+# callout.ko is reloaded with scheme=, callout_bench.ko after it), for each
+# N (10 .. 1M): the facility's handle and hash interfaces; with hashed
+# loaded, timer_list and hrtimer and the private wheels of all nine schemes
+# at the same N. Then burst expiry, then user space (N up to 100k: N
+# timerfds cost ~1 KB of kernel memory each and seconds to create under
+# TCG), lateness and idle cost.
 # The linear schemes (list, ordered, bsd) stop at N = 100000 and do fewer
-# repetitions (module/bench.c says how many); the results say so.
+# repetitions (bench/callout_bench.c says how many); the results say so.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,9 +71,13 @@ u() {
 	r=$(callout-bench "$@") || { echo "BENCH-FAIL rep=$rep callout-bench $*"; fail=1; return; }
 	echo "BENCH rep=$rep $r"
 }
+# callout.ko with scheme=$1, then the benchmark module, which uses it.
 load() {
+	rmmod callout_bench 2>/dev/null
 	rmmod callout 2>/dev/null
 	insmod "$CALLOUT_KO" scheme="$1" || { echo "BENCH-FAIL insmod scheme=$1"; exit 1; }
+	insmod "${CALLOUT_KO%/*}/callout_bench.ko" ||
+		{ echo "BENCH-FAIL insmod callout_bench.ko"; exit 1; }
 }
 start=$(date +%s)
 step() { echo "bench: [$(( $(date +%s) - start ))s] rep $rep/$R: $*"; }
@@ -119,6 +125,8 @@ while [ $rep -le "$R" ]; do
 	u idle -s $IDLE_S
 	rep=$((rep + 1))
 done
+# The VM unloads callout.ko at the end: its user goes first.
+rmmod callout_bench
 # /sys/kernel/slab, not /proc/slabinfo: SLUB may merge a cache into
 # another of its size, and then only its sysfs name (a link) is left.
 for c in ucallout ucallout_to callout_to; do
@@ -229,7 +237,7 @@ fig9=(wheel:bsd wheel:hashed wheel:hierarchical handle:hashed hash:hashed
 	echo
 	echo "Kernel $kinfo, QEMU TCG, $repeat repetitions: median (min-max), ns."
 	echo "list, ordered and bsd stop at N = 100000 and do fewer repetitions of"
-	echo "their linear step (see module/bench.c)."
+	echo "their linear step (see bench/callout_bench.c)."
 	table "Fig. 9: ns per set+unset pair, N pending (wheel: the scheme alone)" \
 		pair_ns "$kns" "${fig9[@]}"
 	table "Every scheme alone: ns per remove+insert pair" pair_ns "$kns" "${wheels[@]}"

@@ -21,8 +21,9 @@
 #   CHECK_PARAMS       module parameter sets for the VM suite, separated by
 #                      ';', one boot each; '' is the module's defaults.
 #                      e.g. CHECK_PARAMS='scheme=hashed;scheme=hierarchical'
-#   CHECK_CORE         0 skips tools/core, which does not depend on the
-#                      kernel (make check-matrix runs it once)
+#   CHECK_SCHEMES      0 skips tools/testing/schemes (the scheme library in
+#                      user space), which does not depend on the kernel
+#                      (make check-matrix runs it once)
 #   CHECK_VM_SELFTEST  0 skips the two boots that prove vm.sh notices a
 #                      failing command and a kernel WARNING (default 1)
 #   KVER               the kernel to build for and boot (default: deps.sh --print-kver)
@@ -172,7 +173,7 @@ self_suite() {
 		'[    1.000000] BUG: kernel NULL pointer dereference, address: 0000000000000008'
 		'[    1.000000] Oops: 0002 [#1] PREEMPT SMP NOPTI'
 		'[    1.000000] BUG: KASAN: slab-use-after-free in callout_stop+0x1/0x2'
-		'[    1.000000] UBSAN: shift-out-of-bounds in module/tw.c:12:3'
+		'[    1.000000] UBSAN: shift-out-of-bounds in schemes/tw.c:12:3'
 		'[    1.000000] WARNING: possible circular locking dependency detected'
 		'[  130.000000] INFO: task kworker/0:1:12 blocked for more than 120 seconds.'
 		'[   30.000000] rcu: INFO: rcu_preempt self-detected stall on CPU'
@@ -297,11 +298,11 @@ main() {
 	step self self_suite || true
 	harness_suite "check scripts (harness)" "$logs/self.log"
 
-	if [ -f tools/core/Makefile ] && [ "${CHECK_CORE:-1}" != 0 ]; then
+	if [ "${CHECK_SCHEMES:-1}" != 0 ]; then
 		rc=0
-		step core make --no-print-directory -C tools/core check || rc=$?
-		account "tools/core" "$logs/core.log" \
-			"$([ "$rc" -eq 0 ] || echo "make -C tools/core check exited $rc")"
+		step schemes make --no-print-directory -C tools/testing/schemes check || rc=$?
+		account "tools/testing/schemes" "$logs/schemes.log" \
+			"$([ "$rc" -eq 0 ] || echo "make -C tools/testing/schemes check exited $rc")"
 	fi
 
 	IFS=';' read -r -a sets <<<"$params_list"

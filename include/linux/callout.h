@@ -5,15 +5,62 @@
  * A callout is a one-shot timer measured in ticks of the module's tick_ns,
  * kept on a per-CPU timing wheel (Varghese & Lauck) that an hrtimer advances.
  * Setting and cancelling cost O(1) whatever the number pending. Symbols are
- * exported GPL in the CALLOUT namespace: MODULE_IMPORT_NS(CALLOUT) before
- * 6.13, MODULE_IMPORT_NS("CALLOUT") from 6.13 (module/compat.h's CALLOUT_NS
- * picks the spelling).
+ * exported GPL in the CALLOUT namespace: a client says
+ * MODULE_IMPORT_NS(CALLOUT_NS), which this header spells for the kernel it
+ * is built against.
+ *
+ * This header stands alone: it includes only the kernel's headers, so an
+ * out-of-tree client needs callout's include/ on its path and nothing else.
  */
 #ifndef _LINUX_CALLOUT_H
 #define _LINUX_CALLOUT_H
 
+#include <linux/rbtree.h>
 #include <linux/types.h>
-#include "tw.h"
+#include <linux/version.h>
+
+/*
+ * The symbol namespace, for MODULE_IMPORT_NS(): a bare token, which the
+ * kernel stringifies, before 6.13; a string literal from 6.13 on. A version
+ * test, because a client's build runs no probe of callout's; callout.ko's
+ * own build checks it against the kernel's headers (module/compat.h).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define CALLOUT_NS "CALLOUT"
+#else
+#define CALLOUT_NS CALLOUT
+#endif
+
+/**
+ * struct tw_entry - the wheel linkage of one timer, embedded in its owner
+ * @list:	slot, list or queue linkage; also the link on the expired list
+ * @rb:		linkage of the tree scheme
+ * @expires:	absolute tick at which the entry is due
+ * @__dlist:	never used: the space of @list, so that @delta lies beside
+ *		@list within the rb_node's space
+ * @delta:	scheme-private (the bsd scheme's differential time); shares the
+ *		rb_node's space, so an entry stays 40 bytes
+ * @idx:	scheme-private (slot or queue index, for O(1) bitmap upkeep)
+ * @flags:	TW_PENDING while the entry is in a wheel; the other bits belong
+ *		to the entry's owner, the scheme library never touches them
+ *
+ * The scheme library (schemes/tw.h) links and unlinks it. It is defined
+ * here, not there, so that a client can embed a &struct callout with this
+ * header alone. Opaque to clients.
+ */
+struct tw_entry {
+	union {
+		struct list_head list;
+		struct rb_node rb;
+		struct {
+			struct list_head __dlist;
+			u64 delta;
+		};
+	};
+	u64 expires;
+	u32 idx;
+	u32 flags;
+};
 
 struct callout_base;
 

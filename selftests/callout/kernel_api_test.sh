@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The in-kernel API of callout.ko (module/callout_test.c), loaded by
+# The in-kernel API of callout.ko (modules/callout_test.c), loaded by
 # kselftest's module.sh: the module runs its tests at load, then a torture of
 # $KTORTURE_MS milliseconds (default 3000; 0 skips it) whose "torture:" lines
 # from dmesg are shown here. The load, and so this test, fails on any

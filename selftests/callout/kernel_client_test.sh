@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# callout.ko with a kernel client, callout_client.ko (module/callout_client.c):
+# callout.ko with a kernel client, callout_client.ko (modules/callout_client.c):
 #  - unload: while the client holds callouts (re-arming themselves every few
 #    ticks, and a far timeout()), rmmod callout is refused (the client uses
 #    its symbols); the client's exit cancels them and nothing of it runs

@@ -17,9 +17,6 @@
  *   -p, TW_POOL   entries per differential run (default 1024)
  *   -S            only this scheme (by name)
  *   -u / -d       only the unit tests / only the differential test
- * A scheme whose ops are not linked is "not ok" (the product needs all
- * nine); TW_ALLOW_MISSING=1 reports it as a SKIP instead, for work in
- * progress.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -516,20 +513,6 @@ struct options {
 	bool unit, diff;
 };
 
-static bool present(const struct tw_ops *ops, const char *name, bool allow)
-{
-	if (ops)
-		return true;
-	if (allow) {
-		tap(true, "%s # SKIP not linked (TW_ALLOW_MISSING)", name);
-		return false;
-	}
-	snprintf(tap_why, sizeof(tap_why), "tw_%s_ops is not linked: the product needs all nine schemes",
-		 name);
-	tap(false, "%s: scheme missing", name);
-	return false;
-}
-
 static void run_diff(const struct tw_ops *ops, const char *gname,
 		     const struct tw_geometry *g, const struct options *o,
 		     u64 nops)
@@ -599,7 +582,6 @@ static u64 env_u64(const char *name, u64 def)
 int main(int argc, char **argv)
 {
 	struct options o = { .unit = true, .diff = true };
-	bool allow = env_u64("TW_ALLOW_MISSING", 0);
 	const struct tw_ops *ops;
 	const char *name;
 	unsigned int i;
@@ -654,10 +636,9 @@ int main(int argc, char **argv)
 		name = names[id];
 		if (o.only && strcmp(o.only, name))
 			continue;
-		if (!present(ops, name, allow))
-			continue;
-		if (strcmp(ops->name, name) || ops->id != id) {
-			snprintf(tap_why, sizeof(tap_why), "name \"%s\", id %d", ops->name, ops->id);
+		if (!ops || strcmp(ops->name, name) || ops->id != id) {
+			snprintf(tap_why, sizeof(tap_why), "name \"%s\", id %d",
+				 ops ? ops->name : "(none)", ops ? ops->id : 0);
 			tap(false, "%s: registered under its name and id", name);
 			continue;
 		}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run the core tests twice - the ASan/UBSan build, then the plain build
+# Run the scheme tests twice - the ASan/UBSan build, then the plain build
 # under valgrind - and print one TAP stream: the two runs' test points
 # renumbered into one sequence, their diagnostics kept, and one more point
 # per run for its exit status: 0, or 1 after failed test points (already
@@ -55,5 +55,5 @@ echo "TAP version 13"
 run asan "$1"
 run valgrind "$2"
 echo "1..$n"
-echo "# core: $((n - failed)) passed, $failed failed"
+echo "# schemes: $((n - failed)) passed, $failed failed"
 [ "$failed" = 0 ]

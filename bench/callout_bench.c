@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench.c - /sys/kernel/debug/callout/bench: the in-kernel benchmark.
+ * callout_bench.c - callout_bench.ko, the in-kernel benchmark:
+ * /sys/kernel/debug/callout/bench while it is loaded.
+ *
+ * A module of its own, so that callout.ko carries no benchmark: it uses the
+ * facility's API (namespace CALLOUT) and, for the schemes alone, the scheme
+ * library, the loaded scheme with its geometry and callout_set_ns(), which
+ * callout.ko exports in a namespace for this module (CALLOUT_TW,
+ * module/callout_tw.h). scripts/bench.sh loads it after callout.ko.
  *
  * Costello & Varghese's Fig. 9 plots the cost of restarting one callout at a
  * random time farther in the future than the others against the number of
@@ -62,12 +69,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/callout.h>
 #include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/prandom.h>
 #include <linux/rcupdate.h>
@@ -76,7 +85,11 @@
 #include <linux/timer.h>
 #include <linux/uaccess.h>
 
-#include "internal.h"
+#include "callout_tw.h"
+#include "compat.h"
+
+MODULE_IMPORT_NS(CALLOUT_NS);
+MODULE_IMPORT_NS(CALLOUT_TW_NS);
 
 #define BENCH_MAX_N		2000000ULL	/* fits BENCH_IDX_BITS */
 #define BENCH_IDX_BITS		21
@@ -102,6 +115,8 @@
  * struct bench_args - one command
  * @test:	the test's name
  * @ops:	scheme= (wheel, burst), else the loaded scheme
+ * @loaded:	the scheme the facility runs on
+ * @geo:	the facility's geometry, which the private wheels take too
  * @n:		callouts outstanding
  * @reps:	timed repetitions of the pair asked for
  * @ticks:	single-tick advances timed (wheel)
@@ -117,6 +132,8 @@
 struct bench_args {
 	const char *test;
 	const struct tw_ops *ops;
+	const struct tw_ops *loaded;
+	struct tw_geometry geo;
 	u64 n;
 	u64 reps;
 	u64 ticks;
@@ -212,11 +229,10 @@ static int bench_ns(char *buf, size_t len, const char *key, u64 total_ns,
 			 x10 % 10);
 }
 
-static void bench_out(struct bench_args *a, const char *fmt, ...)
-	__printf(2, 3);
+static void bench_out(const char *fmt, ...) __printf(1, 2);
 
 /* Append to the result line. */
-static void bench_out(struct bench_args *a, const char *fmt, ...)
+static void bench_out(const char *fmt, ...)
 {
 	size_t used = strlen(bench_result);
 	va_list args;
@@ -227,8 +243,7 @@ static void bench_out(struct bench_args *a, const char *fmt, ...)
 	va_end(args);
 }
 
-static void bench_out_ns(struct bench_args *a, const char *key, u64 total_ns,
-			 u64 count)
+static void bench_out_ns(const char *key, u64 total_ns, u64 count)
 {
 	size_t used = strlen(bench_result);
 
@@ -276,26 +291,17 @@ static void bench_batch_end(struct bench_timing *t)
 }
 
 /* Print @key= the fastest batch's mean and @mean_key= the mean of all. */
-static void bench_out_timing(struct bench_args *a, const char *key,
-			     const char *mean_key,
+static void bench_out_timing(const char *key, const char *mean_key,
 			     const struct bench_timing *t)
 {
-	bench_out_ns(a, key, t->best, t->per);
-	bench_out_ns(a, mean_key, t->total, t->per * t->batches);
+	bench_out_ns(key, t->best, t->per);
+	bench_out_ns(mean_key, t->total, t->per * t->batches);
 }
 
 static void bench_head(struct bench_args *a, u64 reps)
 {
-	bench_out(a, "test=%s scheme=%s n=%llu reps=%llu", a->test,
+	bench_out("test=%s scheme=%s n=%llu reps=%llu", a->test,
 		  a->ops->name, a->n, reps);
-}
-
-static void bench_geometry(struct tw_geometry *geo)
-{
-	geo->wheel_bits = callout_wheel_bits;
-	geo->levels = callout_levels;
-	geo->level_bits = callout_level_bits;
-	geo->lawn_ttls = callout_lawn_ttls;
 }
 
 /* wheel: the scheme alone, n pending, restart one farther; idle ticks. */
@@ -305,7 +311,6 @@ static int bench_wheel(struct bench_args *a)
 	u64 i, b, r, start, setup_ns, examined;
 	struct bench_timing pair, tick;
 	struct tw_entry *entries, *extra;
-	struct tw_geometry geo;
 	struct tw_wheel w;
 	LIST_HEAD(list);
 	int ret;
@@ -320,8 +325,7 @@ static int bench_wheel(struct bench_args *a)
 	entries = kvmalloc_array(a->n + 1, sizeof(*entries), GFP_KERNEL);
 	if (!entries)
 		goto free_keys;
-	bench_geometry(&geo);
-	ret = tw_init(&w, a->ops, &geo, 0);
+	ret = tw_init(&w, a->ops, &a->geo, 0);
 	if (ret)
 		goto free_entries;
 
@@ -366,7 +370,7 @@ static int bench_wheel(struct bench_args *a)
 	}
 	examined = w.stats.examined - examined;
 	if (!list_empty(&list)) {
-		pr_err("bench: %s collected entries that were not due\n",
+		pr_err("%s collected entries that were not due\n",
 		       a->ops->name);
 		ret = -EIO;
 		goto drain;
@@ -374,12 +378,12 @@ static int bench_wheel(struct bench_args *a)
 	ret = tw_check(&w);
 
 	bench_head(a, reps);
-	bench_out_timing(a, "pair_ns", "pair_mean_ns", &pair);
-	bench_out_timing(a, "tick_ns", "tick_mean_ns", &tick);
-	bench_out(a, " ticks=%llu", ticks);
-	bench_out_ns(a, "examined_per_tick", examined, ticks);
-	bench_out_ns(a, "setup_ns", setup_ns, a->n);
-	bench_out(a, " pending=%llu", w.nr_pending);
+	bench_out_timing("pair_ns", "pair_mean_ns", &pair);
+	bench_out_timing("tick_ns", "tick_mean_ns", &tick);
+	bench_out(" ticks=%llu", ticks);
+	bench_out_ns("examined_per_tick", examined, ticks);
+	bench_out_ns("setup_ns", setup_ns, a->n);
+	bench_out(" pending=%llu", w.nr_pending);
 drain:
 	tw_drain(&w, &list);
 	tw_destroy(&w);
@@ -395,7 +399,6 @@ static int bench_burst(struct bench_args *a)
 {
 	u64 i, start, expire_ns, got = 0;
 	struct tw_entry *entries, *e;
-	struct tw_geometry geo;
 	struct tw_wheel w;
 	LIST_HEAD(list);
 	int ret;
@@ -407,8 +410,7 @@ static int bench_burst(struct bench_args *a)
 	entries = kvmalloc_array(a->n, sizeof(*entries), GFP_KERNEL);
 	if (!entries)
 		goto free_keys;
-	bench_geometry(&geo);
-	ret = tw_init(&w, a->ops, &geo, 0);
+	ret = tw_init(&w, a->ops, &a->geo, 0);
 	if (ret)
 		goto free_entries;
 	for (i = 0; i < a->n; i++) {
@@ -426,14 +428,14 @@ static int bench_burst(struct bench_args *a)
 	list_for_each_entry(e, &list, list)
 		got++;
 	if (got != a->n) {
-		pr_err("bench: %s expired %llu of %llu\n", a->ops->name, got,
+		pr_err("%s expired %llu of %llu\n", a->ops->name, got,
 		       a->n);
 		ret = -EIO;
 		goto drain;
 	}
 	bench_head(a, 1);
-	bench_out_ns(a, "expire_ns", expire_ns, a->n);
-	bench_out(a, " expired=%llu burst_ticks=%u", got, BENCH_BURST_TICKS);
+	bench_out_ns("expire_ns", expire_ns, a->n);
+	bench_out(" expired=%llu burst_ticks=%u", got, BENCH_BURST_TICKS);
 drain:
 	INIT_LIST_HEAD(&list);	/* the entries are dropped with the array */
 	tw_drain(&w, &list);
@@ -452,8 +454,8 @@ static void bench_nop(void *arg)
 /* The facility's tests need a scheme that holds the long range. */
 static int bench_facility_keys(struct bench_args *a)
 {
-	if (bench_short(callout_ops)) {
-		pr_err("bench: %s needs a loaded scheme other than simple and lawn\n",
+	if (bench_short(a->loaded)) {
+		pr_err("%s needs a loaded scheme other than simple and lawn\n",
 		       a->test);
 		return -EOPNOTSUPP;
 	}
@@ -504,8 +506,8 @@ static int bench_handle(struct bench_args *a)
 	}
 	ret = 0;
 	bench_head(a, reps);
-	bench_out_timing(a, "pair_ns", "pair_mean_ns", &pair);
-	bench_out_ns(a, "setup_ns", setup_ns, a->n);
+	bench_out_timing("pair_ns", "pair_mean_ns", &pair);
+	bench_out_ns("setup_ns", setup_ns, a->n);
 unset:
 	for (i = 0; i <= a->n; i++) {
 		callout_unset_sync(&cs[i]);
@@ -560,8 +562,8 @@ static int bench_hash(struct bench_args *a)
 		bench_batch_end(&pair);
 	}
 	bench_head(a, reps);
-	bench_out_timing(a, "pair_ns", "pair_mean_ns", &pair);
-	bench_out_ns(a, "setup_ns", setup_ns, a->n);
+	bench_out_timing("pair_ns", "pair_mean_ns", &pair);
+	bench_out_ns("setup_ns", setup_ns, a->n);
 untimeout:
 	for (i = 0; i < armed; i++) {
 		if (callout_untimeout(bench_nop,
@@ -573,7 +575,7 @@ untimeout:
 	/* The cancelled ones are freed after a grace period: wait for it. */
 	rcu_barrier();
 	if (missing) {
-		pr_err("bench: hash: %llu timeouts were not pending\n", missing);
+		pr_err("hash: %llu timeouts were not pending\n", missing);
 		ret = ret ?: -EIO;
 	}
 	kvfree(a->keys);
@@ -630,10 +632,10 @@ static int bench_timer_list(struct bench_args *a)
 		bench_batch_end(&pair);
 	}
 	ret = 0;
-	bench_out(a, "test=%s scheme=linux n=%llu reps=%llu", a->test, a->n,
+	bench_out("test=%s scheme=linux n=%llu reps=%llu", a->test, a->n,
 		  reps);
-	bench_out_timing(a, "pair_ns", "pair_mean_ns", &pair);
-	bench_out_ns(a, "setup_ns", setup_ns, a->n);
+	bench_out_timing("pair_ns", "pair_mean_ns", &pair);
+	bench_out_ns("setup_ns", setup_ns, a->n);
 	for (i = 0; i <= a->n; i++) {
 		timer_delete_sync(&ts[i]);
 		if (!(i % 1024))
@@ -693,10 +695,10 @@ static int bench_hrtimer(struct bench_args *a)
 		bench_batch_end(&pair);
 	}
 	ret = 0;
-	bench_out(a, "test=%s scheme=linux n=%llu reps=%llu", a->test, a->n,
+	bench_out("test=%s scheme=linux n=%llu reps=%llu", a->test, a->n,
 		  reps);
-	bench_out_timing(a, "pair_ns", "pair_mean_ns", &pair);
-	bench_out_ns(a, "setup_ns", setup_ns, a->n);
+	bench_out_timing("pair_ns", "pair_mean_ns", &pair);
+	bench_out_ns("setup_ns", setup_ns, a->n);
 	for (i = 0; i <= a->n; i++) {
 		hrtimer_cancel(&hs[i]);
 		if (!(i % 1024))
@@ -747,7 +749,7 @@ static int bench_fburst(struct bench_args *a)
 
 	if (!a->n)
 		return -EINVAL;
-	if (bench_linear(callout_ops) && a->n > 10000)
+	if (bench_linear(a->loaded) && a->n > 10000)
 		return -E2BIG;	/* equal times: each set walks them all */
 	cs = kvmalloc_array(a->n, sizeof(*cs), GFP_KERNEL);
 	if (!cs)
@@ -770,9 +772,9 @@ static int bench_fburst(struct bench_args *a)
 		goto unset;
 	}
 	bench_head(a, 1);
-	bench_out_ns(a, "expire_ns", b.last_ns - atomic64_read(&b.first_ns),
+	bench_out_ns("expire_ns", b.last_ns - atomic64_read(&b.first_ns),
 		     a->n);
-	bench_out(a, " first_late_ns=%lld set_before_due=%d",
+	bench_out(" first_late_ns=%lld set_before_due=%d",
 		  (s64)(atomic64_read(&b.first_ns) - due_ns), set_end < due_ns);
 	ret = 0;
 unset:
@@ -787,8 +789,8 @@ unset:
 
 static int bench_sizes(struct bench_args *a)
 {
-	bench_out(a, "test=sizes scheme=%s tw_entry=%zu callout=%zu timer_list=%zu hrtimer=%zu",
-		  callout_ops->name, sizeof(struct tw_entry),
+	bench_out("test=sizes scheme=%s tw_entry=%zu callout=%zu timer_list=%zu hrtimer=%zu",
+		  a->loaded->name, sizeof(struct tw_entry),
 		  sizeof(struct callout), sizeof(struct timer_list),
 		  sizeof(struct hrtimer));
 	return 0;
@@ -824,10 +826,10 @@ static int bench_clock(struct bench_args *a)
 		}
 		bench_batch_end(&locked);
 	}
-	bench_out(a, "test=clock scheme=linux n=0 reps=%llu", reps);
-	bench_out_timing(a, "read_ns", "read_mean_ns", &clock);
-	bench_out_timing(a, "jiffies_ns", "jiffies_mean_ns", &jif);
-	bench_out_timing(a, "lock_ns", "lock_mean_ns", &locked);
+	bench_out("test=clock scheme=linux n=0 reps=%llu", reps);
+	bench_out_timing("read_ns", "read_mean_ns", &clock);
+	bench_out_timing("jiffies_ns", "jiffies_mean_ns", &jif);
+	bench_out_timing("lock_ns", "lock_mean_ns", &locked);
 	return 0;
 }
 
@@ -864,7 +866,8 @@ static int bench_parse(char *cmd, struct bench_args *a,
 	if (!t)
 		return -EINVAL;
 	a->test = t->name;
-	a->ops = callout_ops;
+	a->loaded = callout_loaded_scheme(&a->geo);
+	a->ops = a->loaded;
 	a->n = 1000;
 	a->reps = BENCH_DEFAULT_REPS;
 	a->ticks = BENCH_DEFAULT_TICKS;
@@ -898,7 +901,7 @@ static int bench_parse(char *cmd, struct bench_args *a,
 		return -E2BIG;
 	/* A peer's pending times do not depend on the loaded scheme. */
 	if (!t->callout)
-		a->ops = &tw_hashed_ops;
+		a->ops = tw_ops_by_name("hashed");
 	prandom_seed_state(&a->rnd, seed);
 	*test = t;
 	return 0;
@@ -952,7 +955,7 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	if (ret)
 		bench_result[0] = '\0';
 	else
-		bench_out(a, "\n");
+		bench_out("\n");
 	mutex_unlock(&bench_mutex);
 free:
 	kfree(a);
@@ -979,7 +982,30 @@ static const struct file_operations bench_fops = {
 	.llseek	= default_llseek,
 };
 
-void callout_bench_init(struct dentry *dir)
+static struct dentry *bench_file;
+
+/* The file goes into callout.ko's debugfs directory, which outlives it. */
+static int __init bench_init(void)
 {
-	debugfs_create_file("bench", 0600, dir, NULL, &bench_fops);
+	struct dentry *dir = debugfs_lookup("callout", NULL);
+
+	if (IS_ERR_OR_NULL(dir)) {
+		pr_err("no /sys/kernel/debug/callout: debugfs is not there\n");
+		return -ENOENT;
+	}
+	bench_file = debugfs_create_file("bench", 0600, dir, NULL, &bench_fops);
+	dput(dir);
+	return 0;
 }
+
+static void __exit bench_exit(void)
+{
+	debugfs_remove(bench_file);
+}
+
+module_init(bench_init);
+module_exit(bench_exit);
+
+MODULE_DESCRIPTION("The in-kernel benchmark of callout, its schemes and its peers");
+MODULE_AUTHOR("The callout developers");
+MODULE_LICENSE("GPL");

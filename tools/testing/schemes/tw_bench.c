@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tw_bench.c - the work of one scheme with n callouts outstanding, for
- * callgrind to count in instructions (bench-core.sh runs it and divides).
+ * callgrind to count in instructions (bench-schemes.sh runs it and divides).
  *
  * Usage: valgrind --tool=callgrind --instr-atstart=no \
  *		tw_bench SCHEME N        measure, print "K T" and stats
@@ -19,10 +19,10 @@
  * phases, each ended by a callgrind dump:
  *
  *   1 "ops"   K times: remove a random pending entry, insert it again at a
- *             random interval (n stays constant); bench-core.sh reads the
+ *             random interval (n stays constant); bench-schemes.sh reads the
  *             inclusive cost of tw_remove() and tw_insert()
  *   2 "tick"  T times: advance by one tick, reinsert what expired at random
- *             intervals; bench-core.sh reads the inclusive cost of
+ *             intervals; bench-schemes.sh reads the inclusive cost of
  *             tw_advance()
  *
  * K, T and the warm-up shrink for the linear schemes (ordered and bsd
@@ -188,15 +188,11 @@ static int bench(const struct tw_ops *ops, u64 n)
 
 int main(int argc, char **argv)
 {
-	const struct tw_ops *ops;
 	int id;
 
 	if (argc == 2 && !strcmp(argv[1], "-l")) {
-		for (id = 1; id < TW_NR_SCHEMES; id++) {
-			ops = tw_ops_by_id(id);
-			if (ops)
-				printf("%s\n", ops->name);
-		}
+		for (id = 1; id < TW_NR_SCHEMES; id++)
+			printf("%s\n", tw_ops_by_id(id)->name);
 		return 0;
 	}
 	if (argc != 3 || !tw_ops_by_name(argv[1]) || !strtoull(argv[2], NULL, 0)) {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tw_user.h - the few kernel facilities tw.h and the scheme files need in
- * user space that the kernel's own tools/include does not provide.
+ * user space that the kernel's own tools/include does not provide. The
+ * Makefile force-includes it (-include) into every file of the tests: the
+ * scheme library itself names only kernel headers.
  *
  * Everything else comes from linux-source/tools/include (list.h,
  * rbtree.h, bitmap.h, hash.h, ...) and tools/lib (rbtree.c, find_bit.c,
@@ -21,10 +23,16 @@
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/compiler.h>
+#include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/types.h>
+
+/* tw.c exports its entry points from callout.ko in a namespace. */
+#ifndef EXPORT_SYMBOL_NS_GPL
+#define EXPORT_SYMBOL_NS_GPL(sym, ns)
+#endif
 
 /* linux/limits.h */
 #define U8_MAX		((u8)~0U)
@@ -41,14 +49,18 @@ extern unsigned long tw_user_warnings;
 		fprintf(stderr, arg);				\
 	} while (0)
 
-#ifndef pr_fmt
-#define pr_fmt(fmt) fmt
-#endif
-#define pr_err(fmt, ...)	fprintf(stderr, pr_fmt(fmt), ##__VA_ARGS__)
-#define pr_warn(fmt, ...)	fprintf(stderr, pr_fmt(fmt), ##__VA_ARGS__)
-#define pr_info(fmt, ...)	fprintf(stdout, pr_fmt(fmt), ##__VA_ARGS__)
+/* No pr_fmt() prefix: a scheme file defines pr_fmt after this file. */
+#define pr_err(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
+#define pr_warn(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
+#define pr_info(fmt, ...)	fprintf(stdout, fmt, ##__VA_ARGS__)
 
-/* The allocators; gfp_t and GFP_KERNEL come from tools' linux/types.h. */
+/*
+ * The allocators; gfp_t and GFP_KERNEL come from tools' linux/types.h.
+ * They stand in for <linux/slab.h>, which tw.h includes: tools/include's
+ * slab.h, whose kmalloc() and kfree() are tools/lib's and declared
+ * otherwise, is kept out by its include guard.
+ */
+#define _TOOLS_SLAB_H
 static inline void *kmalloc(size_t size, gfp_t gfp)
 {
 	return malloc(size ? size : 1);

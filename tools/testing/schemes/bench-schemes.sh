@@ -5,13 +5,13 @@
 # n = 10, 1k, 100k and 1M callouts outstanding, counted by callgrind (stable
 # on a noisy machine, unlike cycles). See tw_bench.c for the workload.
 #
-# Usage: bench-core.sh TW_BENCH RESULTS_DIR
+# Usage: bench-schemes.sh TW_BENCH RESULTS_DIR
 #   BENCH_NS       the values of n (default "10 1000 100000 1000000")
 #   BENCH_SCHEMES  the schemes (default: every one linked into TW_BENCH)
 #
-# Writes RESULTS_DIR/bench-core.csv, the same as Markdown tables in
-# bench-core.md and as reStructuredText for Documentation/ in
-# bench-core.rst, and ends
+# Writes RESULTS_DIR/bench-schemes.csv, the same as Markdown tables in
+# bench-schemes.md and as reStructuredText for Documentation/ in
+# bench-schemes.rst, and ends
 # with TAP lines checking the paper's shapes between n = 1k and n = 1M:
 # ordered/bsd insert linear, tree insert logarithmic, hashed/hierarchical
 # insert flat (within 2x), list tick linear.
@@ -23,9 +23,9 @@ ns=${BENCH_NS:-10 1000 100000 1000000}
 read -r -a schemes <<<"${BENCH_SCHEMES:-$("$bench" -l | tr '\n' ' ')}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-csv=$results/bench-core.csv
-md=$results/bench-core.md
-rst=$results/bench-core.rst
+csv=$results/bench-schemes.csv
+md=$results/bench-schemes.md
+rst=$results/bench-schemes.rst
 
 # inclusive FILE FUNCTION: callgrind's inclusive Ir of FUNCTION in FILE.
 inclusive() {
@@ -46,7 +46,7 @@ for s in "${schemes[@]}"; do
 			--callgrind-out-file="$tmp/cg.$s.$n" \
 			"$bench" "$s" "$n" >"$tmp/out" 2>"$tmp/err" || {
 			cat "$tmp/err" >&2
-			echo "bench-core: $s at n=$n failed" >&2
+			echo "bench-schemes: $s at n=$n failed" >&2
 			exit 1
 		}
 		t1=$(date +%s.%N)

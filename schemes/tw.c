@@ -3,7 +3,13 @@
  * tw.c - the common half of every timer scheme: the pending flag, the count
  * of pending entries and the work statistics live here, so each scheme file
  * only links and unlinks.
+ *
+ * callout.ko exports these entry points for its benchmark module in a
+ * namespace of their own, CALLOUT_TW, spelt for the kernel by Kbuild
+ * (module/callout_tw.h).
  */
+#include <linux/export.h>
+
 #include "tw.h"
 
 static const struct tw_ops *const tw_schemes[TW_NR_SCHEMES] = {
@@ -25,16 +31,32 @@ const struct tw_ops *tw_ops_by_id(enum tw_scheme_id id)
 	return tw_schemes[id];
 }
 
+/**
+ * tw_ops_by_name() - look a scheme up by its name
+ * @name:	as the module parameter takes it ("hashed", ...)
+ *
+ * Return: the scheme, or NULL if there is none of that name.
+ */
 const struct tw_ops *tw_ops_by_name(const char *name)
 {
 	int id;
 
 	for (id = 1; id < TW_NR_SCHEMES; id++)
-		if (tw_schemes[id] && !strcmp(tw_schemes[id]->name, name))
+		if (!strcmp(tw_schemes[id]->name, name))
 			return tw_schemes[id];
 	return NULL;
 }
+EXPORT_SYMBOL_NS_GPL(tw_ops_by_name, CALLOUT_TW_NS);
 
+/**
+ * tw_init() - set a wheel up, empty
+ * @w:		the wheel
+ * @ops:	its scheme
+ * @geo:	its geometry, copied
+ * @now:	the tick it starts at (w->now)
+ *
+ * Return: 0, -EINVAL for a geometry the scheme refuses, or -ENOMEM.
+ */
 int tw_init(struct tw_wheel *w, const struct tw_ops *ops,
 	    const struct tw_geometry *geo, u64 now)
 {
@@ -44,13 +66,19 @@ int tw_init(struct tw_wheel *w, const struct tw_ops *ops,
 	w->now = now;
 	return ops->init(w);
 }
+EXPORT_SYMBOL_NS_GPL(tw_init, CALLOUT_TW_NS);
 
+/**
+ * tw_destroy() - free what tw_init() allocated
+ * @w:	the wheel; it must be empty (tw_drain() empties it)
+ */
 void tw_destroy(struct tw_wheel *w)
 {
 	WARN_ON_ONCE(w->nr_pending);
 	w->ops->destroy(w);
 	w->priv = NULL;
 }
+EXPORT_SYMBOL_NS_GPL(tw_destroy, CALLOUT_TW_NS);
 
 /**
  * tw_insert() - START_TIMER: link @e, due at tick @expires
@@ -76,6 +104,7 @@ int tw_insert(struct tw_wheel *w, struct tw_entry *e, u64 expires)
 	w->stats.inserted++;
 	return 0;
 }
+EXPORT_SYMBOL_NS_GPL(tw_insert, CALLOUT_TW_NS);
 
 /**
  * tw_remove() - STOP_TIMER: unlink @e if it is pending
@@ -93,6 +122,7 @@ bool tw_remove(struct tw_wheel *w, struct tw_entry *e)
 	w->nr_pending--;
 	return true;
 }
+EXPORT_SYMBOL_NS_GPL(tw_remove, CALLOUT_TW_NS);
 
 /**
  * tw_advance() - PER_TICK: process every tick up to and including @now
@@ -129,6 +159,7 @@ u64 tw_advance(struct tw_wheel *w, u64 now, struct list_head *expired)
 	list_splice_tail(&due, expired);
 	return n;
 }
+EXPORT_SYMBOL_NS_GPL(tw_advance, CALLOUT_TW_NS);
 
 /**
  * tw_drain() - move every pending entry onto @out, whatever its expiry
@@ -146,6 +177,7 @@ void tw_drain(struct tw_wheel *w, struct list_head *out)
 	w->stats = saved;
 	w->now = now;
 }
+EXPORT_SYMBOL_NS_GPL(tw_drain, CALLOUT_TW_NS);
 
 u64 tw_next(struct tw_wheel *w)
 {
@@ -154,7 +186,14 @@ u64 tw_next(struct tw_wheel *w)
 	return w->ops->next(w);
 }
 
+/**
+ * tw_check() - verify the invariants of a wheel's scheme
+ * @w:	the wheel
+ *
+ * Return: 0, or -EUCLEAN with what is wrong in the kernel log.
+ */
 int tw_check(struct tw_wheel *w)
 {
 	return w->ops->check(w);
 }
+EXPORT_SYMBOL_NS_GPL(tw_check, CALLOUT_TW_NS);

@@ -47,8 +47,6 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
-#include "compat.h"
-
 MODULE_IMPORT_NS(CALLOUT_NS);
 
 #define RUN_BUDGET	1024	/* CALLOUT_RUN_BUDGET of core.c */

@@ -39,18 +39,15 @@
 #ifndef CALLOUT_TW_H
 #define CALLOUT_TW_H
 
-#ifdef __KERNEL__
 #include <linux/bitmap.h>
 #include <linux/bug.h>
+#include <linux/callout.h>	/* struct tw_entry */
 #include <linux/errno.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/types.h>
-#else
-#include "tw_user.h"
-#endif
 
 #define TW_NEVER	U64_MAX
 
@@ -68,36 +65,11 @@ enum tw_scheme_id {
 	TW_NR_SCHEMES
 };
 
-/* Entry flags: TW_PENDING is tw.c's, TW_OWNER_FLAGS the owner's. */
-#define TW_PENDING	0x1u
-#define TW_OWNER_FLAGS	0xffffff00u
-
-/**
- * struct tw_entry - one timer, embedded in its owner
- * @list:	slot, list or queue linkage; also the link on the expired list
- * @rb:		linkage of the tree scheme
- * @expires:	absolute tick at which the entry is due
- * @__dlist:	never used: the space of @list, so that @delta lies beside
- *		@list within the rb_node's space
- * @delta:	scheme-private (the bsd scheme's differential time); shares the
- *		rb_node's space, so an entry stays 40 bytes
- * @idx:	scheme-private (slot or queue index, for O(1) bitmap upkeep)
- * @flags:	TW_PENDING while the entry is in a wheel; the bits of
- *		TW_OWNER_FLAGS belong to the entry's owner, tw.c never touches them
+/*
+ * The flag of struct tw_entry (include/linux/callout.h, where a client's
+ * struct callout embeds it) that tw.c keeps; the other bits are the owner's.
  */
-struct tw_entry {
-	union {
-		struct list_head list;
-		struct rb_node rb;
-		struct {
-			struct list_head __dlist;
-			u64 delta;
-		};
-	};
-	u64 expires;
-	u32 idx;
-	u32 flags;
-};
+#define TW_PENDING	0x1u
 
 /**
  * struct tw_geometry - the shape of a wheel, fixed at init

@@ -26,7 +26,6 @@
 #include <linux/rwsem.h>
 #include <linux/slab.h>
 
-#include "compat.h"
 #include "kselftest_module.h"
 
 MODULE_IMPORT_NS(CALLOUT_NS);
