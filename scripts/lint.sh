@@ -46,6 +46,9 @@ PATH=$PATH:/usr/sbin:/sbin
 cache=${CALLOUT_CACHE:-$top/.cache}
 export CALLOUT_CACHE=$cache
 cd "$top" || exit 1
+# Run alike from make and by hand: a `make -s lint` would pass -s down and
+# hide kbuild's CHECK lines, which show that sparse ran.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 kver=${KVER:-$("$top/scripts/deps.sh" --print-kver)}
 kdir=${KDIR:-}
