@@ -89,6 +89,7 @@ static int hashed_check(struct tw_wheel *w)
 const struct tw_ops tw_hashed_ops = {
 	.name		= "hashed",
 	.id		= TW_HASHED,
+	.geometry	= TW_RING_GEOMETRY,
 	.init		= hashed_init,
 	.destroy	= tw_ring_destroy,
 	.insert		= hashed_insert,

@@ -102,6 +102,7 @@ static int sorted_check(struct tw_wheel *w)
 const struct tw_ops tw_hashed_sorted_ops = {
 	.name		= "hashed_sorted",
 	.id		= TW_HASHED_SORTED,
+	.geometry	= TW_RING_GEOMETRY,
 	.init		= sorted_init,
 	.destroy	= tw_ring_destroy,
 	.insert		= sorted_insert,

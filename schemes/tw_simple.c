@@ -88,6 +88,7 @@ static int simple_check(struct tw_wheel *w)
 const struct tw_ops tw_simple_ops = {
 	.name		= "simple",
 	.id		= TW_SIMPLE,
+	.geometry	= TW_RING_GEOMETRY,
 	.init		= simple_init,
 	.destroy	= tw_ring_destroy,
 	.insert		= simple_insert,

@@ -272,6 +272,13 @@ static inline u64 tw_slots_slot_len(struct tw_wheel *w, u32 slot)
 #define TW_RING_MAX_BITS	24
 #define TW_RING_DEFAULT_BITS	12
 
+/* The geometry of a ring, for its scheme's tw_ops.geometry. */
+#define TW_RING_GEOMETRY {					\
+	.min = { .wheel_bits = TW_RING_MIN_BITS },		\
+	.max = { .wheel_bits = TW_RING_MAX_BITS },		\
+	.def = { .wheel_bits = TW_RING_DEFAULT_BITS },		\
+}
+
 /**
  * struct tw_ring - the state of a ring: Schemes 4, 5 and 6
  * @slots:	the slot lists and their busy bitmap (first: tw_wheel_slots())
@@ -297,7 +304,7 @@ static inline u32 tw_ring_calc_slot(const struct tw_ring *r, u64 expires)
 /*
  * Make w->priv a ring of 1 << w->geo.wheel_bits slots, @sorted as struct
  * tw_ring says.
- * Return: 0, -EINVAL or -ENOMEM.
+ * Return: 0 or -ENOMEM.
  */
 static inline int tw_ring_init(struct tw_wheel *w, bool sorted)
 {
@@ -307,8 +314,6 @@ static inline int tw_ring_init(struct tw_wheel *w, bool sorted)
 
 	/* A slot number must fit in tw_entry->idx. */
 	BUILD_BUG_ON(TW_RING_MAX_BITS >= 32);
-	if (bits < TW_RING_MIN_BITS || bits > TW_RING_MAX_BITS)
-		return -EINVAL;
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;

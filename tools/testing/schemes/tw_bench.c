@@ -129,18 +129,19 @@ static int setup_instant(struct tw_wheel *w, struct tw_entry *e, u64 n,
 
 static int bench(const struct tw_ops *ops, u64 n)
 {
-	const struct tw_geometry geo = TW_DEFAULT_GEOMETRY;
+	struct tw_geometry geo = { 0 };
 	bool linear = ops->id == TW_ORDERED || ops->id == TW_BSD ||
 		      ops->id == TW_LIST;
-	u64 k = budget(linear && ops->id != TW_LIST, n, 4096, 1 << 24, 16);
-	u64 t = budget(linear, n, 4096, 1 << 24, 16);
-	u64 warm = budget(linear, n, range(ops, &geo), 1 << 26, 16);
 	struct tw_stats before;
 	struct tw_entry *e;
 	struct tw_wheel w;
+	u64 i, x, k, t, warm;
 	int ret;
-	u64 i, x;
 
+	tw_geometry_defaults(&geo);
+	k = budget(linear && ops->id != TW_LIST, n, 4096, 1 << 24, 16);
+	t = budget(linear, n, 4096, 1 << 24, 16);
+	warm = budget(linear, n, range(ops, &geo), 1 << 26, 16);
 	for (i = 0; i < BENCH_LAWN_TTLS; i++)
 		lawn_ttl[i] = 1 + rnd() % BENCH_RANGE;
 	e = calloc(n, sizeof(*e));

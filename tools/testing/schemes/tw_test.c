@@ -26,7 +26,8 @@
 
 unsigned long tw_user_warnings;
 
-static const struct tw_geometry geo_default = TW_DEFAULT_GEOMETRY;
+/* The schemes' defaults: tw_geometry_defaults() fills it in main(). */
+static struct tw_geometry geo_default;
 /* Small: simple/hashed wrap every 16 ticks, lawn has 8 queues. */
 static const struct tw_geometry geo_small = {
 	.wheel_bits = 4,
@@ -484,6 +485,92 @@ static bool t_stats(const struct tw_ops *ops)
 	return true;
 }
 
+/* The fields of struct tw_geometry, by the names tw.c gives them. */
+static const struct {
+	const char *name;
+	size_t offset;
+} geo_fields[] = {
+	{ "wheel_bits", offsetof(struct tw_geometry, wheel_bits) },
+	{ "levels", offsetof(struct tw_geometry, levels) },
+	{ "level_bits", offsetof(struct tw_geometry, level_bits) },
+	{ "lawn_ttls", offsetof(struct tw_geometry, lawn_ttls) },
+};
+
+static u32 *geo_field(const struct tw_geometry *g, unsigned int i)
+{
+	return (u32 *)((char *)g + geo_fields[i].offset);
+}
+
+/*
+ * A field the scheme uses is refused just outside its range, by name, and
+ * taken at both ends (the scheme's other fields at their least, so that no
+ * rule between fields gets in the way); one it does not use is not looked
+ * at; the schemes that share a field give it the same limits.
+ */
+static bool t_geometry(const struct tw_ops *ops)
+{
+	const struct tw_geometry_limits *lim = &ops->geometry;
+	const struct tw_ops *other;
+	struct tw_geometry_error err = { 0 };
+	struct tw_geometry g;
+	struct tw_wheel w;
+	u32 min, max, def;
+	unsigned int i, j;
+	int id;
+
+	EXPECT(!tw_geometry_check(ops, &geo_default, &err), "defaults: %s: %s",
+	       err.field, err.why);
+	for (i = 0; i < ARRAY_SIZE(geo_fields); i++) {
+		min = *geo_field(&lim->min, i);
+		max = *geo_field(&lim->max, i);
+		def = *geo_field(&lim->def, i);
+		g = geo_default;
+		if (!max) {
+			*geo_field(&g, i) = U32_MAX;
+			EXPECT(!tw_geometry_check(ops, &g, &err),
+			       "%s is not a field of %s", geo_fields[i].name,
+			       ops->name);
+			continue;
+		}
+		EXPECT(min && min <= def && def <= max, "%s: %u <= %u <= %u",
+		       geo_fields[i].name, min, def, max);
+		EXPECT(*geo_field(&geo_default, i) == def, "%s default %u",
+		       geo_fields[i].name, *geo_field(&geo_default, i));
+		for (j = 0; j < ARRAY_SIZE(geo_fields); j++)
+			if (*geo_field(&lim->max, j))
+				*geo_field(&g, j) = *geo_field(&lim->min, j);
+		*geo_field(&g, i) = min;
+		EXPECT(!tw_geometry_check(ops, &g, &err), "%s = %u: %s",
+		       geo_fields[i].name, min, err.why);
+		*geo_field(&g, i) = max;
+		EXPECT(!tw_geometry_check(ops, &g, &err), "%s = %u: %s",
+		       geo_fields[i].name, max, err.why);
+		*geo_field(&g, i) = min - 1;
+		EXPECT(tw_geometry_check(ops, &g, &err) == -EINVAL &&
+		       !strcmp(err.field, geo_fields[i].name),
+		       "%s = %u", geo_fields[i].name, min - 1);
+		EXPECT(tw_init(&w, ops, &g, 0) == -EINVAL, "");
+		if (max < U32_MAX) {
+			*geo_field(&g, i) = max + 1;
+			EXPECT(tw_geometry_check(ops, &g, &err) == -EINVAL &&
+			       !strcmp(err.field, geo_fields[i].name),
+			       "%s = %u", geo_fields[i].name, max + 1);
+			EXPECT(tw_init(&w, ops, &g, 0) == -EINVAL, "");
+		}
+		for (id = 1; id < TW_NR_SCHEMES; id++) {
+			other = tw_ops_by_id(id);
+			if (!*geo_field(&other->geometry.max, i))
+				continue;
+			EXPECT(*geo_field(&other->geometry.min, i) == min &&
+			       *geo_field(&other->geometry.max, i) == max &&
+			       *geo_field(&other->geometry.def, i) == def,
+			       "%s and %s differ on %s", ops->name, other->name,
+			       geo_fields[i].name);
+		}
+	}
+	return true;
+}
+
 struct unit_test {
 	const char *name;
 	bool (*fn)(const struct tw_ops *ops);
@@ -491,6 +578,7 @@ struct unit_test {
 };
 
 static const struct unit_test unit_tests[] = {
+	{ "geometry: limits, refused by name, defaults", t_geometry },
 	{ "empty wheel, jumps to TW_NEVER - 1", t_empty },
 	{ "fires at exactly its tick", t_fire_exact },
 	{ "remove of pending and not pending", t_remove },
@@ -587,6 +675,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int id, c;
 
+	tw_geometry_defaults(&geo_default);
 	o.seed = env_u64("TW_SEED", (u64)time(NULL) ^ ((u64)getpid() << 32));
 	o.ops = env_u64("TW_OPS", 1000000);
 	o.pool = env_u64("TW_POOL", 1024);
