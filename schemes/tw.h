@@ -147,6 +147,8 @@ struct tw_wheel;
  *		defaults; all 0 if it uses none
  * @check_geometry: what @geometry cannot say, a rule between fields: 0, or
  *		-EINVAL with @err filled; NULL if there is none
+ * @max_interval: the longest interval, in ticks after w->now, that @insert
+ *		takes in geometry @geo; NULL if it takes any (tw_max_interval())
  * @init:	allocate and set up, in a geometry tw_geometry_check()
  *		accepts; 0 or -ENOMEM
  * @destroy:	free what init allocated; the wheel must be empty
@@ -167,6 +169,7 @@ struct tw_ops {
 	struct tw_geometry_limits geometry;
 	int (*check_geometry)(const struct tw_geometry *geo,
 			      struct tw_geometry_error *err);
+	u64 (*max_interval)(const struct tw_geometry *geo);
 	int (*init)(struct tw_wheel *w);
 	void (*destroy)(struct tw_wheel *w);
 	int (*insert)(struct tw_wheel *w, struct tw_entry *e);
@@ -215,6 +218,16 @@ u64 tw_advance(struct tw_wheel *w, u64 now, struct list_head *expired);
 void tw_drain(struct tw_wheel *w, struct list_head *out);
 u64 tw_next(struct tw_wheel *w);
 int tw_check(struct tw_wheel *w);
+
+/*
+ * The longest interval, in ticks after w->now, that a wheel of @ops in
+ * geometry @geo holds: tw_insert() is -ERANGE beyond it. U64_MAX: any.
+ */
+static inline u64 tw_max_interval(const struct tw_ops *ops,
+				  const struct tw_geometry *geo)
+{
+	return ops->max_interval ? ops->max_interval(geo) : U64_MAX;
+}
 
 static inline void tw_entry_init(struct tw_entry *e)
 {

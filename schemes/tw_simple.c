@@ -53,6 +53,11 @@ static inline bool within_max_interval(const struct tw_ring *sw,
 	return expires - now - 1 <= sw->mask;
 }
 
+static u64 simple_max_interval(const struct tw_geometry *geo)
+{
+	return 1ULL << geo->wheel_bits;
+}
+
 /* Sorted: a slot holds the entries of one tick, all due when it is visited. */
 static int simple_init(struct tw_wheel *w)
 {
@@ -89,6 +94,7 @@ const struct tw_ops tw_simple_ops = {
 	.name		= "simple",
 	.id		= TW_SIMPLE,
 	.geometry	= TW_RING_GEOMETRY,
+	.max_interval	= simple_max_interval,
 	.init		= simple_init,
 	.destroy	= tw_ring_destroy,
 	.insert		= simple_insert,

@@ -50,7 +50,7 @@ static u64 rnd(void)
 
 static u64 range(const struct tw_ops *ops, const struct tw_geometry *g)
 {
-	return ops->id == TW_SIMPLE ? 1ULL << g->wheel_bits : BENCH_RANGE;
+	return min_t(u64, tw_max_interval(ops, g), BENCH_RANGE);
 }
 
 static u64 interval(const struct tw_ops *ops, const struct tw_geometry *g)

@@ -74,12 +74,6 @@ static double seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The longest interval @ops accepts in @g (simple's MaxInterval). */
-static u64 max_interval(const struct tw_ops *ops, const struct tw_geometry *g)
-{
-	return ops->id == TW_SIMPLE ? 1ULL << g->wheel_bits : U64_MAX;
-}
-
 /* Advance to @now; the number collected, and all of them must be idle. */
 static u64 advance_count(struct tw_wheel *w, u64 now)
 {
@@ -164,7 +158,7 @@ static bool t_fire_exact(const struct tw_ops *ops)
 
 	for (j = 0; j < ARRAY_SIZE(starts); j++)
 		for (i = 0; i < ARRAY_SIZE(ivs); i++)
-			if (ivs[i] <= max_interval(ops, g) &&
+			if (ivs[i] <= tw_max_interval(ops, g) &&
 			    !fire_exact(ops, starts[j], ivs[i]))
 				return false;
 	return true;
@@ -270,7 +264,7 @@ static bool t_same_tick(const struct tw_ops *ops)
 /* Simple's MaxInterval; the others take the whole 64-bit range. */
 static bool t_range(const struct tw_ops *ops)
 {
-	const u64 max = max_interval(ops, &geo_default), now = 1000;
+	const u64 max = tw_max_interval(ops, &geo_default), now = 1000;
 	const u64 far[] = { 1ULL << 32, (1ULL << 32) + 1, 1ULL << 40,
 			    1ULL << 63, U64_MAX - 1 - now };
 	struct tw_entry e, f[ARRAY_SIZE(far)];
@@ -348,7 +342,7 @@ static bool t_lawn_queues(const struct tw_ops *ops)
 /* Drain takes everything, keeps w->now, and leaves a valid empty wheel. */
 static bool t_drain(const struct tw_ops *ops)
 {
-	u64 max = max_interval(ops, &geo_default), now = 777, n = 0;
+	u64 max = tw_max_interval(ops, &geo_default), now = 777, n = 0;
 	struct tw_entry e[100], *p;
 	struct tw_stats stats;
 	struct tw_wheel w;
@@ -384,7 +378,7 @@ static bool t_drain(const struct tw_ops *ops)
 static bool t_next(const struct tw_ops *ops)
 {
 	enum { N = 500 };
-	u64 max = max_interval(ops, &geo_default), x = 88172645463325252ULL;
+	u64 max = tw_max_interval(ops, &geo_default), x = 88172645463325252ULL;
 	u64 now = (1ULL << 32) - 1000, left = N, next, first, loops = 0;
 	struct tw_entry *e = calloc(N, sizeof(*e));
 	struct tw_wheel w;
@@ -429,7 +423,7 @@ static bool t_next(const struct tw_ops *ops)
 /* The top of the 64-bit range, and the 32-bit boundary tick by tick. */
 static bool t_edges(const struct tw_ops *ops)
 {
-	u64 max = max_interval(ops, &geo_default), now = U64_MAX - 100000, t;
+	u64 max = tw_max_interval(ops, &geo_default), now = U64_MAX - 100000, t;
 	struct tw_entry e[40];
 	struct tw_wheel w;
 	int i;
