@@ -25,12 +25,19 @@ static const struct tw_ops *const tw_schemes[TW_NR_SCHEMES] = {
 	[TW_LAWN]		= &tw_lawn_ops,
 };
 
+/**
+ * tw_ops_by_id() - look a scheme up by its id
+ * @id:		its &enum tw_scheme_id, from 1 to TW_NR_SCHEMES - 1
+ *
+ * Return: the scheme, or NULL if there is none of that id.
+ */
 const struct tw_ops *tw_ops_by_id(enum tw_scheme_id id)
 {
 	if (id <= 0 || id >= TW_NR_SCHEMES)
 		return NULL;
 	return tw_schemes[id];
 }
+EXPORT_SYMBOL_NS_GPL(tw_ops_by_id, CALLOUT_TW_NS);
 
 /**
  * tw_ops_by_name() - look a scheme up by its name

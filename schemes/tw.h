@@ -137,12 +137,21 @@ struct tw_stats {
 	u64 expired;
 };
 
+/*
+ * The operations of a scheme whose cost grows linearly with n, the entries
+ * pending (tw_ops.linear): what a benchmark must keep n and its
+ * repetitions small for.
+ */
+#define TW_LINEAR_INSERT	0x1u	/* START_TIMER walks a sorted list */
+#define TW_LINEAR_TICK		0x2u	/* PER_TICK examines every entry */
+
 struct tw_wheel;
 
 /**
  * struct tw_ops - one scheme
  * @name:	the scheme's name, as the module parameter takes it
  * @id:		its &enum tw_scheme_id
+ * @linear:	TW_LINEAR_* of its operations that cost O(n), 0 if none
  * @geometry:	the fields of struct tw_geometry it uses, their ranges and
  *		defaults; all 0 if it uses none
  * @check_geometry: what @geometry cannot say, a rule between fields: 0, or
@@ -166,6 +175,7 @@ struct tw_wheel;
 struct tw_ops {
 	const char *name;
 	enum tw_scheme_id id;
+	u32 linear;
 	struct tw_geometry_limits geometry;
 	int (*check_geometry)(const struct tw_geometry *geo,
 			      struct tw_geometry_error *err);

@@ -25,9 +25,9 @@
  *             intervals; bench-schemes.sh reads the inclusive cost of
  *             tw_advance()
  *
- * K, T and the warm-up shrink for the linear schemes (ordered and bsd
- * insert, list tick) at large n to keep a run to seconds; the cost of an
- * operation of theirs hardly varies anyway.
+ * K, T and the warm-up shrink for the linear schemes (tw_ops.linear:
+ * ordered and bsd insert, list tick) at large n to keep a run to seconds;
+ * the cost of an operation of theirs hardly varies anyway.
  */
 #include <valgrind/callgrind.h>
 #include "tw.h"
@@ -130,8 +130,7 @@ static int setup_instant(struct tw_wheel *w, struct tw_entry *e, u64 n,
 static int bench(const struct tw_ops *ops, u64 n)
 {
 	struct tw_geometry geo = { 0 };
-	bool linear = ops->id == TW_ORDERED || ops->id == TW_BSD ||
-		      ops->id == TW_LIST;
+	bool linear = ops->linear;
 	struct tw_stats before;
 	struct tw_entry *e;
 	struct tw_wheel w;
@@ -139,7 +138,7 @@ static int bench(const struct tw_ops *ops, u64 n)
 	int ret;
 
 	tw_geometry_defaults(&geo);
-	k = budget(linear && ops->id != TW_LIST, n, 4096, 1 << 24, 16);
+	k = budget(ops->linear & TW_LINEAR_INSERT, n, 4096, 1 << 24, 16);
 	t = budget(linear, n, 4096, 1 << 24, 16);
 	warm = budget(linear, n, range(ops, &geo), 1 << 26, 16);
 	for (i = 0; i < BENCH_LAWN_TTLS; i++)
