@@ -158,20 +158,27 @@ static inline const char *callout_ko_path(void)
 	return path;
 }
 
-/* insmod callout.ko $CALLOUT_PARAMS: 0 or -errno. */
-static inline int callout_load(void)
+/* insmod callout.ko @params: 0 or -errno. */
+static inline int callout_load_params(const char *params)
 {
-	const char *params = getenv("CALLOUT_PARAMS");
 	const char *ko = callout_ko_path();
 	int fd, ret;
 
 	fd = ko ? open(ko, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd < 0)
 		return -errno;
-	ret = syscall(SYS_finit_module, fd, params ? params : "", 0);
+	ret = syscall(SYS_finit_module, fd, params, 0);
 	ret = ret ? -errno : 0;
 	close(fd);
 	return ret;
+}
+
+/* insmod callout.ko $CALLOUT_PARAMS: 0 or -errno. */
+static inline int callout_load(void)
+{
+	const char *params = getenv("CALLOUT_PARAMS");
+
+	return callout_load_params(params ? params : "");
 }
 
 /* rmmod callout, never waiting: 0 or -errno (-EAGAIN while in use). */
