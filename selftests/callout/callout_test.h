@@ -41,6 +41,23 @@
 #define setup_skipped(m)	((m)->skip)
 #endif
 
+/*
+ * make check boots the VM once per set of module parameters and runs every
+ * suite in each boot, telling the suites which boot it is in CALLOUT_BOOT
+ * (1, 2, ...). A case whose outcome does not depend on the loaded module's
+ * parameters runs in the first boot only, or when run by hand (no
+ * CALLOUT_BOOT), so that it counts once:
+ *
+ *	if (!callout_first_boot())
+ *		SKIP(return, "runs in the first boot only");
+ */
+static inline bool callout_first_boot(void)
+{
+	const char *boot = getenv("CALLOUT_BOOT");
+
+	return !boot || !strcmp(boot, "1");
+}
+
 #define CALLOUT_DEV		"/dev/callout"
 #define CALLOUT_MODULE		"callout"
 #define CALLOUT_SYSFS		"/sys/module/" CALLOUT_MODULE
