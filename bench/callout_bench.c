@@ -37,6 +37,9 @@
  *   fburst           n callouts of the facility due at one tick: from the
  *                    first callback to the last, expire_ns per callout
  *   sizes            the bytes of the structures a pending timer costs
+ *   schemes          every scheme by name, those whose cost is linear in n
+ *                    (tw_ops.linear), and the n and burst those are held to:
+ *                    scripts/bench.sh reads it to plan its runs
  *   clock            what reading the time costs: ktime_get_ns() (what
  *                    callout_set() and hrtimer_start() pay once) against
  *                    jiffies (what mod_timer() reads): read_ns, jiffies_ns;
@@ -53,10 +56,11 @@
  * host a batch in which the vCPU lost its CPU is slower, never faster, so
  * the fastest batch is the cost itself. A
  * figure includes the loop and a table lookup of the random time (a few
- * ns). The schemes whose insert or tick is linear in n (list, ordered, bsd)
- * take at most BENCH_LINEAR_MAX_N and fewer repetitions,
- * BENCH_LINEAR_BUDGET / n, so a run stays bounded; the line says how many
- * it did.
+ * ns). The schemes whose insert or tick is linear in n (tw_ops.linear:
+ * list, ordered, bsd) take at most BENCH_LINEAR_MAX_N and fewer
+ * repetitions, BENCH_LINEAR_BUDGET / n, so a run stays bounded; the line
+ * says how many it did. fburst, whose equal times make each set of a linear
+ * scheme walk them all, takes at most BENCH_LINEAR_BURST_N of them.
  *
  * Times: the wheels with a range of at most 1 << wheel_bits ticks (simple)
  * or of lawn_ttls distinct timeouts (lawn) hold their n at [1100, 2600)
@@ -95,6 +99,7 @@ MODULE_IMPORT_NS(CALLOUT_TW_NS);
 #define BENCH_IDX_BITS		21
 #define BENCH_LINEAR_MAX_N	100000ULL
 #define BENCH_LINEAR_BUDGET	4000000ULL	/* list steps per timed loop */
+#define BENCH_LINEAR_BURST_N	10000ULL
 #define BENCH_MIN_REPS		32ULL
 #define BENCH_NR_TIMES		1024		/* random restart times, cycled */
 #define BENCH_BURST_TICKS	64
@@ -146,11 +151,6 @@ struct bench_args {
 
 static DEFINE_MUTEX(bench_mutex);
 static char bench_result[BENCH_RESULT_LEN];	/* the last result, locked */
-
-static bool bench_linear(const struct tw_ops *ops)
-{
-	return ops->id == TW_LIST || ops->id == TW_ORDERED || ops->id == TW_BSD;
-}
 
 static bool bench_short(const struct tw_ops *ops)
 {
@@ -208,7 +208,7 @@ static int bench_make_keys(struct bench_args *a, u64 lo, u64 end)
 /* Fit reps to the scheme: a linear one does BENCH_LINEAR_BUDGET steps. */
 static u64 bench_fit_reps(const struct bench_args *a, u64 reps)
 {
-	if (bench_linear(a->ops) && a->n)
+	if (a->ops->linear && a->n)
 		reps = min(reps, max(BENCH_MIN_REPS,
 				     div64_u64(BENCH_LINEAR_BUDGET, a->n)));
 	return reps;
@@ -315,7 +315,7 @@ static int bench_wheel(struct bench_args *a)
 	LIST_HEAD(list);
 	int ret;
 
-	if (a->ops->id == TW_LIST)
+	if (a->ops->linear & TW_LINEAR_TICK)
 		ticks = min(ticks, max(BENCH_MIN_REPS,
 				       div64_u64(BENCH_LINEAR_BUDGET, a->n + 1)));
 	ret = bench_make_keys(a, a->lo, a->hi);
@@ -749,7 +749,7 @@ static int bench_fburst(struct bench_args *a)
 
 	if (!a->n)
 		return -EINVAL;
-	if (bench_linear(a->loaded) && a->n > 10000)
+	if (a->loaded->linear && a->n > BENCH_LINEAR_BURST_N)
 		return -E2BIG;	/* equal times: each set walks them all */
 	cs = kvmalloc_array(a->n, sizeof(*cs), GFP_KERNEL);
 	if (!cs)
@@ -793,6 +793,29 @@ static int bench_sizes(struct bench_args *a)
 		  a->loaded->name, sizeof(struct tw_entry),
 		  sizeof(struct callout), sizeof(struct timer_list),
 		  sizeof(struct hrtimer));
+	return 0;
+}
+
+/* schemes: what bench.sh plans its runs by, from the schemes themselves. */
+static int bench_schemes(struct bench_args *a)
+{
+	const struct tw_ops *ops;
+	const char *sep = "";
+	int id;
+
+	bench_out("test=schemes scheme=%s n=0 reps=0", a->loaded->name);
+	bench_out(" linear_max_n=%llu linear_burst_n=%llu schemes=",
+		  BENCH_LINEAR_MAX_N, BENCH_LINEAR_BURST_N);
+	for (id = 1; id < TW_NR_SCHEMES; id++)
+		bench_out("%s%s", id > 1 ? "," : "", tw_ops_by_id(id)->name);
+	bench_out(" linear=");
+	for (id = 1; id < TW_NR_SCHEMES; id++) {
+		ops = tw_ops_by_id(id);
+		if (ops->linear) {
+			bench_out("%s%s", sep, ops->name);
+			sep = ",";
+		}
+	}
 	return 0;
 }
 
@@ -848,6 +871,7 @@ static const struct bench_test {
 	{ "fburst", bench_fburst, false, true },
 	{ "sizes", bench_sizes, false, false },
 	{ "clock", bench_clock, false, false },
+	{ "schemes", bench_schemes, false, false },
 };
 
 static int bench_parse(char *cmd, struct bench_args *a,
@@ -897,7 +921,7 @@ static int bench_parse(char *cmd, struct bench_args *a,
 	}
 	if (a->n > BENCH_MAX_N || !a->reps)
 		return -EINVAL;
-	if (t->callout && bench_linear(a->ops) && a->n > BENCH_LINEAR_MAX_N)
+	if (t->callout && a->ops->linear && a->n > BENCH_LINEAR_MAX_N)
 		return -E2BIG;
 	/* A peer's pending times do not depend on the loaded scheme. */
 	if (!t->callout)

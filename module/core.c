@@ -44,7 +44,8 @@
 
 struct callout_base __percpu *callout_bases;
 const struct tw_ops *callout_ops;
-static u64 callout_max_ticks;	/* callout_max_timeout_ns() in ticks */
+static u64 callout_max_ns;	/* callout_max_timeout_ns() */
+static u64 callout_max_ticks;	/* the same in ticks */
 static enum cpuhp_state callout_hp_state;
 
 u64 callout_now_ns(void)
@@ -63,18 +64,24 @@ u64 callout_tick_ns(void)
 }
 EXPORT_SYMBOL_NS_GPL(callout_tick_ns, CALLOUT_NS);
 
-/*
- * The longest timeout any caller may ask for: now + timeout must not wrap,
- * and Scheme 4 holds no more than its MaxInterval.
- */
+/* The longest timeout any caller may ask for, fixed at load. */
 u64 callout_max_timeout_ns(void)
 {
-	u64 max = KTIME_MAX / 4;
+	return callout_max_ns;
+}
 
-	if (callout_ops->id == TW_SIMPLE)
-		max = min_t(u64, max, ((1ULL << callout_wheel_bits) - 1) *
-			    callout_tick_ns_param);
-	return max;
+/*
+ * now + timeout must not wrap, and the scheme holds no more than its
+ * longest interval, of which one tick goes to rounding the due time up.
+ */
+static void callout_max_timeout_init(void)
+{
+	u64 ticks = tw_max_interval(callout_ops, &callout_geo) - 1;
+
+	callout_max_ns = KTIME_MAX / 4;
+	if (ticks < div64_u64(callout_max_ns, callout_tick_ns_param))
+		callout_max_ns = ticks * callout_tick_ns_param;
+	callout_max_ticks = div64_u64(callout_max_ns, callout_tick_ns_param);
 }
 
 /* The first tick boundary at or after @ns; exact up to U64_MAX. */
@@ -819,17 +826,6 @@ static void callout_base_exit(struct callout_base *base)
 	}
 }
 
-/* The geometry of every base's wheel: the module parameters. */
-static void callout_geometry(struct tw_geometry *geo)
-{
-	*geo = (struct tw_geometry) {
-		.wheel_bits = callout_wheel_bits,
-		.levels = callout_levels,
-		.level_bits = callout_level_bits,
-		.lawn_ttls = callout_lawn_ttls,
-	};
-}
-
 /**
  * callout_loaded_scheme() - the timer scheme the facility runs on
  * @geo:	receives the geometry of its wheels
@@ -843,21 +839,18 @@ static void callout_geometry(struct tw_geometry *geo)
  */
 const struct tw_ops *callout_loaded_scheme(struct tw_geometry *geo)
 {
-	callout_geometry(geo);
+	*geo = callout_geo;
 	return callout_ops;
 }
 EXPORT_SYMBOL_NS_GPL(callout_loaded_scheme, CALLOUT_TW_NS);
 
 int callout_core_init(void)
 {
-	struct tw_geometry geo;
 	u64 now = div64_u64(callout_now_ns(), callout_tick_ns_param);
 	unsigned int cpu;
 	int ret;
 
-	callout_geometry(&geo);
-	callout_max_ticks = div64_u64(callout_max_timeout_ns(),
-				      callout_tick_ns_param);
+	callout_max_timeout_init();
 	callout_bases = alloc_percpu(struct callout_base);
 	if (!callout_bases)
 		return -ENOMEM;
@@ -880,11 +873,11 @@ int callout_core_init(void)
 			      HRTIMER_MODE_ABS_PINNED_SOFT);
 		base->timer_tick = TW_NEVER;
 		base->cpu = cpu;
-		ret = tw_init(&base->wheel, callout_ops, &geo, now);
+		ret = tw_init(&base->wheel, callout_ops, &callout_geo, now);
 		if (ret) {
 			base->wheel.ops = NULL;
-			pr_err("scheme %s refused the geometry: %d\n",
-			       callout_ops->name, ret);
+			pr_err("scheme %s: no wheel for CPU %u: %d\n",
+			       callout_ops->name, cpu, ret);
 			goto free_wheels;
 		}
 	}

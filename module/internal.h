@@ -79,8 +79,7 @@ struct callout_base {
 /* Module parameters, read-only after load (main.c) */
 extern char *callout_scheme;
 extern unsigned long callout_tick_ns_param;
-extern unsigned int callout_wheel_bits, callout_levels, callout_level_bits;
-extern unsigned int callout_lawn_ttls;
+extern struct tw_geometry callout_geo;	/* the wheels', from the parameters */
 extern unsigned long callout_max_per_file, callout_max_total;
 
 /**

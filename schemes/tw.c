@@ -9,6 +9,7 @@
  * (module/callout_tw.h).
  */
 #include <linux/export.h>
+#include <linux/kernel.h>
 
 #include "tw.h"
 
@@ -24,12 +25,19 @@ static const struct tw_ops *const tw_schemes[TW_NR_SCHEMES] = {
 	[TW_LAWN]		= &tw_lawn_ops,
 };
 
+/**
+ * tw_ops_by_id() - look a scheme up by its id
+ * @id:		its &enum tw_scheme_id, from 1 to TW_NR_SCHEMES - 1
+ *
+ * Return: the scheme, or NULL if there is none of that id.
+ */
 const struct tw_ops *tw_ops_by_id(enum tw_scheme_id id)
 {
 	if (id <= 0 || id >= TW_NR_SCHEMES)
 		return NULL;
 	return tw_schemes[id];
 }
+EXPORT_SYMBOL_NS_GPL(tw_ops_by_id, CALLOUT_TW_NS);
 
 /**
  * tw_ops_by_name() - look a scheme up by its name
@@ -48,6 +56,81 @@ const struct tw_ops *tw_ops_by_name(const char *name)
 }
 EXPORT_SYMBOL_NS_GPL(tw_ops_by_name, CALLOUT_TW_NS);
 
+/* The fields of struct tw_geometry, by name: the module parameters'. */
+static const struct {
+	const char *name;
+	size_t offset;
+} tw_geometry_fields[] = {
+	{ "wheel_bits", offsetof(struct tw_geometry, wheel_bits) },
+	{ "levels", offsetof(struct tw_geometry, levels) },
+	{ "level_bits", offsetof(struct tw_geometry, level_bits) },
+	{ "lawn_ttls", offsetof(struct tw_geometry, lawn_ttls) },
+};
+
+static u32 *tw_geometry_field(struct tw_geometry *geo, unsigned int i)
+{
+	/* Every field is a u32 and is in the table. */
+	BUILD_BUG_ON(sizeof(*geo) !=
+		     ARRAY_SIZE(tw_geometry_fields) * sizeof(u32));
+	return (u32 *)((char *)geo + tw_geometry_fields[i].offset);
+}
+
+static u32 tw_geometry_value(const struct tw_geometry *geo, unsigned int i)
+{
+	return *tw_geometry_field((struct tw_geometry *)geo, i);
+}
+
+/**
+ * tw_geometry_defaults() - fill in a geometry with the schemes' defaults
+ * @geo:	each field that is 0 gets the default of the schemes that
+ *		use it
+ */
+void tw_geometry_defaults(struct tw_geometry *geo)
+{
+	unsigned int i;
+	u32 *val;
+	int id;
+
+	for (i = 0; i < ARRAY_SIZE(tw_geometry_fields); i++) {
+		val = tw_geometry_field(geo, i);
+		for (id = 1; !*val && id < TW_NR_SCHEMES; id++)
+			*val = tw_geometry_value(&tw_schemes[id]->geometry.def,
+						 i);
+	}
+}
+
+/**
+ * tw_geometry_check() - whether a scheme takes a geometry
+ * @ops:	the scheme
+ * @geo:	the geometry; only the fields @ops uses are looked at
+ * @err:	receives the field at fault and why, on a refusal
+ *
+ * Return: 0, or -EINVAL with @err filled.
+ */
+int tw_geometry_check(const struct tw_ops *ops, const struct tw_geometry *geo,
+		      struct tw_geometry_error *err)
+{
+	const struct tw_geometry_limits *lim = &ops->geometry;
+	u32 val, min, max;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tw_geometry_fields); i++) {
+		max = tw_geometry_value(&lim->max, i);
+		if (!max)
+			continue;	/* not a field of this scheme */
+		min = tw_geometry_value(&lim->min, i);
+		val = tw_geometry_value(geo, i);
+		if (val < min || val > max) {
+			err->field = tw_geometry_fields[i].name;
+			scnprintf(err->why, sizeof(err->why),
+				  "%s takes %u..%u, not %u", ops->name, min,
+				  max, val);
+			return -EINVAL;
+		}
+	}
+	return ops->check_geometry ? ops->check_geometry(geo, err) : 0;
+}
+
 /**
  * tw_init() - set a wheel up, empty
  * @w:		the wheel
@@ -60,6 +143,10 @@ EXPORT_SYMBOL_NS_GPL(tw_ops_by_name, CALLOUT_TW_NS);
 int tw_init(struct tw_wheel *w, const struct tw_ops *ops,
 	    const struct tw_geometry *geo, u64 now)
 {
+	struct tw_geometry_error err;
+
+	if (tw_geometry_check(ops, geo, &err))
+		return -EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->ops = ops;
 	w->geo = *geo;

@@ -86,12 +86,32 @@ struct tw_geometry {
 	u32 lawn_ttls;
 };
 
-#define TW_DEFAULT_GEOMETRY {		\
-	.wheel_bits = 12,		\
-	.levels = 6,			\
-	.level_bits = 11,		\
-	.lawn_ttls = 4096,		\
-}
+/**
+ * struct tw_geometry_limits - the geometry a scheme takes
+ * @min:	the least value of each field it uses
+ * @max:	the most; 0 in each field it does not use
+ * @def:	the default of each field it uses
+ *
+ * Schemes that use one field give it the same limits (the ring's are in
+ * tw_slots.h), so a value is good or bad for all of them alike.
+ */
+struct tw_geometry_limits {
+	struct tw_geometry min;
+	struct tw_geometry max;
+	struct tw_geometry def;
+};
+
+#define TW_GEOMETRY_WHY_LEN	96
+
+/**
+ * struct tw_geometry_error - why a scheme refuses a geometry
+ * @field:	the field at fault, by name (the module parameter's too)
+ * @why:	what the scheme takes instead, to print as "@field: @why"
+ */
+struct tw_geometry_error {
+	const char *field;
+	char why[TW_GEOMETRY_WHY_LEN];
+};
 
 /**
  * struct tw_stats - work a scheme counts for itself
@@ -117,13 +137,29 @@ struct tw_stats {
 	u64 expired;
 };
 
+/*
+ * The operations of a scheme whose cost grows linearly with n, the entries
+ * pending (tw_ops.linear): what a benchmark must keep n and its
+ * repetitions small for.
+ */
+#define TW_LINEAR_INSERT	0x1u	/* START_TIMER walks a sorted list */
+#define TW_LINEAR_TICK		0x2u	/* PER_TICK examines every entry */
+
 struct tw_wheel;
 
 /**
  * struct tw_ops - one scheme
  * @name:	the scheme's name, as the module parameter takes it
  * @id:		its &enum tw_scheme_id
- * @init:	allocate and set up; 0 or -EINVAL (bad geometry) or -ENOMEM
+ * @linear:	TW_LINEAR_* of its operations that cost O(n), 0 if none
+ * @geometry:	the fields of struct tw_geometry it uses, their ranges and
+ *		defaults; all 0 if it uses none
+ * @check_geometry: what @geometry cannot say, a rule between fields: 0, or
+ *		-EINVAL with @err filled; NULL if there is none
+ * @max_interval: the longest interval, in ticks after w->now, that @insert
+ *		takes in geometry @geo; NULL if it takes any (tw_max_interval())
+ * @init:	allocate and set up, in a geometry tw_geometry_check()
+ *		accepts; 0 or -ENOMEM
  * @destroy:	free what init allocated; the wheel must be empty
  * @insert:	link @e, due at @e->expires (> w->now); 0, or -ERANGE beyond
  *		what the scheme can hold, or -ENOSPC (lawn out of queues)
@@ -139,6 +175,11 @@ struct tw_wheel;
 struct tw_ops {
 	const char *name;
 	enum tw_scheme_id id;
+	u32 linear;
+	struct tw_geometry_limits geometry;
+	int (*check_geometry)(const struct tw_geometry *geo,
+			      struct tw_geometry_error *err);
+	u64 (*max_interval)(const struct tw_geometry *geo);
 	int (*init)(struct tw_wheel *w);
 	void (*destroy)(struct tw_wheel *w);
 	int (*insert)(struct tw_wheel *w, struct tw_entry *e);
@@ -175,6 +216,9 @@ extern const struct tw_ops tw_list_ops, tw_ordered_ops, tw_bsd_ops,
 const struct tw_ops *tw_ops_by_name(const char *name);
 const struct tw_ops *tw_ops_by_id(enum tw_scheme_id id);
 
+void tw_geometry_defaults(struct tw_geometry *geo);
+int tw_geometry_check(const struct tw_ops *ops, const struct tw_geometry *geo,
+		      struct tw_geometry_error *err);
 int tw_init(struct tw_wheel *w, const struct tw_ops *ops,
 	    const struct tw_geometry *geo, u64 now);
 void tw_destroy(struct tw_wheel *w);
@@ -184,6 +228,16 @@ u64 tw_advance(struct tw_wheel *w, u64 now, struct list_head *expired);
 void tw_drain(struct tw_wheel *w, struct list_head *out);
 u64 tw_next(struct tw_wheel *w);
 int tw_check(struct tw_wheel *w);
+
+/*
+ * The longest interval, in ticks after w->now, that a wheel of @ops in
+ * geometry @geo holds: tw_insert() is -ERANGE beyond it. U64_MAX: any.
+ */
+static inline u64 tw_max_interval(const struct tw_ops *ops,
+				  const struct tw_geometry *geo)
+{
+	return ops->max_interval ? ops->max_interval(geo) : U64_MAX;
+}
 
 static inline void tw_entry_init(struct tw_entry *e)
 {

@@ -169,6 +169,7 @@ static int tw_bsd_check(struct tw_wheel *w)
 const struct tw_ops tw_bsd_ops = {
 	.name		= "bsd",
 	.id		= TW_BSD,
+	.linear		= TW_LINEAR_INSERT,
 	.init		= tw_bsd_init,
 	.destroy	= tw_bsd_destroy,
 	.insert		= tw_bsd_insert,

@@ -49,16 +49,8 @@
  *                slot whose entries are all in later rounds (an early
  *                wake-up that collects nothing), never a late one
  *
- * Geometry (w->geo.wheel_bits, 1..24; the default is 12). A slot is one
- * tick wide at every size; one round is HASHED_SIZE ticks; memory is a list
- * head (16 bytes) and a bit per slot on 64-bit:
- *
- *   wheel_bits     slots   one round  at 1 ms/tick  memory
- *            8       256         256      0.256 s    4 KiB +  32 B
- *   12 (default)    4096        4096      4.096 s   64 KiB + 512 B
- *           16     65536       65536     65.5 s      1 MiB +   8 KiB
- *           20   1048576     1048576     17.5 min   16 MiB + 128 KiB
- *           24  16777216    16777216      4.7 h    256 MiB +   2 MiB
+ * Geometry: the ring's (w->geo.wheel_bits), whose table in tw_slots.h
+ * gives the slots, the ticks of one round and the memory of each size.
  *
  * Any expiry is accepted: intervals longer than a round simply wait in
  * their slot for the round that is theirs.
@@ -68,94 +60,23 @@
 #include "tw.h"
 #include "tw_slots.h"
 
-#define HASHED_MIN_BITS		1
-#define HASHED_MAX_BITS		24
-
-/* The slot of tick @expires: the low-order wheel_bits bits, the hash. */
-static inline u32 calc_slot(const struct tw_ring *hw, u64 expires)
-{
-	return expires & hw->mask;
-}
-
 static int hashed_init(struct tw_wheel *w)
 {
-	return tw_ring_init(w, HASHED_MIN_BITS, HASHED_MAX_BITS);
+	return tw_ring_init(w, false);
 }
 
 static int hashed_insert(struct tw_wheel *w, struct tw_entry *e)
 {
 	struct tw_ring *hw = w->priv;
 
-	tw_slots_enqueue(&hw->slots, e, calc_slot(hw, e->expires));
+	tw_slots_enqueue(&hw->slots, e, tw_ring_calc_slot(hw, e->expires));
 	return 0;
-}
-
-static void hashed_remove(struct tw_wheel *w, struct tw_entry *e)
-{
-	struct tw_ring *hw = w->priv;
-
-	tw_slots_detach(&hw->slots, e);
-}
-
-/*
- * Visit slot @idx at tick @now: move its due entries onto @expired. The rest
- * are in a later round (expires > now) and stay; comparing with the absolute
- * expiry is the paper's "decrement the rounds count and test for zero".
- */
-static void collect_slot(struct tw_wheel *w, struct tw_ring *hw,
-			 u32 idx, u64 now, struct list_head *expired)
-{
-	struct tw_entry *e, *tmp;
-	u64 len = 0;
-
-	list_for_each_entry_safe(e, tmp, &hw->slots.head[idx], list) {
-		len++;
-		if (e->expires <= now)
-			list_move_tail(&e->list, expired);
-	}
-	w->stats.examined += len;
-	tw_note_chain(w, len);
-	tw_slots_settle(&hw->slots, idx);
-}
-
-/*
- * PERTICK for every tick w->now + 1 .. @now: visit the busy slots those
- * ticks hash to, each at most once (all of them for a round or more).
- */
-static void hashed_advance(struct tw_wheel *w, u64 now,
-			   struct list_head *expired)
-{
-	struct tw_ring *hw = w->priv;
-	struct tw_slot_range r[2];
-	int i, nr = tw_slots_passed(hw->mask, w->now, now, r);
-	u32 idx, end;
-
-	for (i = 0; i < nr; i++) {
-		end = r[i].last + 1;
-		for (idx = tw_slots_find(&hw->slots, r[i].first, end);
-		     idx < end; idx = tw_slots_find(&hw->slots, idx + 1, end))
-			collect_slot(w, hw, idx, now, expired);
-	}
-}
-
-/*
- * The tick of the first busy slot after w->now. Every entry's slot is
- * (expires - w->now - 1) mod HASHED_SIZE slots after the one of w->now + 1,
- * which is no more than expires - w->now - 1: the answer is never later
- * than the earliest expiry, so it cannot overflow either.
- */
-static u64 hashed_next(struct tw_wheel *w)
-{
-	struct tw_ring *hw = w->priv;
-	s64 dist = tw_slots_distance(&hw->slots, calc_slot(hw, w->now + 1));
-
-	return dist < 0 ? TW_NEVER : w->now + 1 + dist;
 }
 
 static bool hashed_placed(struct tw_wheel *w, const struct tw_entry *e,
 			  u32 idx)
 {
-	return calc_slot(w->priv, e->expires) == idx;
+	return tw_ring_calc_slot(w->priv, e->expires) == idx;
 }
 
 static int hashed_check(struct tw_wheel *w)
@@ -168,12 +89,13 @@ static int hashed_check(struct tw_wheel *w)
 const struct tw_ops tw_hashed_ops = {
 	.name		= "hashed",
 	.id		= TW_HASHED,
+	.geometry	= TW_RING_GEOMETRY,
 	.init		= hashed_init,
 	.destroy	= tw_ring_destroy,
 	.insert		= hashed_insert,
-	.remove		= hashed_remove,
-	.advance	= hashed_advance,
-	.next		= hashed_next,
+	.remove		= tw_ring_remove,
+	.advance	= tw_ring_advance,
+	.next		= tw_ring_next,
 	.check		= hashed_check,
 	.nr_slots	= tw_slots_nr_slots,
 	.slot_len	= tw_slots_slot_len,

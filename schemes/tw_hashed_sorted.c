@@ -37,15 +37,8 @@
  *   ticks        comparison per busy slot passed, plus the expiring entries
  *   next         a bitmap scan to the next busy slot, as in Scheme 6
  *
- * Geometry (w->geo.wheel_bits, 1..24; the default is 12): as tw_hashed.c,
- * each slot one tick wide, one round HASHED_SIZE ticks:
- *
- *   wheel_bits     slots   one round  at 1 ms/tick  memory
- *            8       256         256      0.256 s    4 KiB +  32 B
- *   12 (default)    4096        4096      4.096 s   64 KiB + 512 B
- *           16     65536       65536     65.5 s      1 MiB +   8 KiB
- *           20   1048576     1048576     17.5 min   16 MiB + 128 KiB
- *           24  16777216    16777216      4.7 h    256 MiB +   2 MiB
+ * Geometry: the ring's (w->geo.wheel_bits), as tw_hashed.c's; the table
+ * is in tw_slots.h.
  *
  * "Scheme 5 depends too much on the hash distribution (for a fast
  * STARTTIMER) to be generally useful": it is here to be measured.
@@ -55,17 +48,9 @@
 #include "tw.h"
 #include "tw_slots.h"
 
-#define SORTED_MIN_BITS		1
-#define SORTED_MAX_BITS		24
-
-static inline u32 calc_slot(const struct tw_ring *sw, u64 expires)
-{
-	return expires & sw->mask;
-}
-
 static int sorted_init(struct tw_wheel *w)
 {
-	return tw_ring_init(w, SORTED_MIN_BITS, SORTED_MAX_BITS);
+	return tw_ring_init(w, true);
 }
 
 /*
@@ -75,7 +60,7 @@ static int sorted_init(struct tw_wheel *w)
 static int sorted_insert(struct tw_wheel *w, struct tw_entry *e)
 {
 	struct tw_ring *sw = w->priv;
-	u32 idx = calc_slot(sw, e->expires);
+	u32 idx = tw_ring_calc_slot(sw, e->expires);
 	struct list_head *head = &sw->slots.head[idx];
 	struct tw_entry *pos;
 	u64 steps = 0;
@@ -92,69 +77,6 @@ static int sorted_insert(struct tw_wheel *w, struct tw_entry *e)
 	return 0;
 }
 
-static void sorted_remove(struct tw_wheel *w, struct tw_entry *e)
-{
-	struct tw_ring *sw = w->priv;
-
-	tw_slots_detach(&sw->slots, e);
-}
-
-/*
- * Visit slot @idx at tick @now: collect from the head while it is due. The
- * first entry that is not due ends the visit: all behind it are later.
- */
-static void collect_slot(struct tw_wheel *w, struct tw_ring *sw,
-			 u32 idx, u64 now, struct list_head *expired)
-{
-	struct list_head *head = &sw->slots.head[idx];
-	struct tw_entry *e;
-	u64 len = 0;
-
-	while (!list_empty(head)) {
-		e = list_first_entry(head, struct tw_entry, list);
-		len++;
-		if (e->expires > now)
-			break;
-		list_move_tail(&e->list, expired);
-	}
-	w->stats.examined += len;
-	tw_note_chain(w, len);
-	tw_slots_settle(&sw->slots, idx);
-}
-
-/*
- * PERTICK for every tick w->now + 1 .. @now: visit the busy slots those
- * ticks hash to, each at most once (all of them for a round or more).
- */
-static void sorted_advance(struct tw_wheel *w, u64 now,
-			   struct list_head *expired)
-{
-	struct tw_ring *sw = w->priv;
-	struct tw_slot_range r[2];
-	int i, nr = tw_slots_passed(sw->mask, w->now, now, r);
-	u32 idx, end;
-
-	for (i = 0; i < nr; i++) {
-		end = r[i].last + 1;
-		for (idx = tw_slots_find(&sw->slots, r[i].first, end);
-		     idx < end; idx = tw_slots_find(&sw->slots, idx + 1, end))
-			collect_slot(w, sw, idx, now, expired);
-	}
-}
-
-/*
- * The tick of the first busy slot after w->now: no later than the earliest
- * expiry (see hashed_next()), and exact when that slot's head is due in
- * this round.
- */
-static u64 sorted_next(struct tw_wheel *w)
-{
-	struct tw_ring *sw = w->priv;
-	s64 dist = tw_slots_distance(&sw->slots, calc_slot(sw, w->now + 1));
-
-	return dist < 0 ? TW_NEVER : w->now + 1 + dist;
-}
-
 /* In its slot, and no earlier than the entry before it. */
 static bool sorted_placed(struct tw_wheel *w, const struct tw_entry *e,
 			  u32 idx)
@@ -162,7 +84,7 @@ static bool sorted_placed(struct tw_wheel *w, const struct tw_entry *e,
 	struct tw_ring *sw = w->priv;
 	const struct tw_entry *prev;
 
-	if (calc_slot(sw, e->expires) != idx)
+	if (tw_ring_calc_slot(sw, e->expires) != idx)
 		return false;
 	if (e->list.prev == &sw->slots.head[idx])
 		return true;
@@ -180,12 +102,13 @@ static int sorted_check(struct tw_wheel *w)
 const struct tw_ops tw_hashed_sorted_ops = {
 	.name		= "hashed_sorted",
 	.id		= TW_HASHED_SORTED,
+	.geometry	= TW_RING_GEOMETRY,
 	.init		= sorted_init,
 	.destroy	= tw_ring_destroy,
 	.insert		= sorted_insert,
-	.remove		= sorted_remove,
-	.advance	= sorted_advance,
-	.next		= sorted_next,
+	.remove		= tw_ring_remove,
+	.advance	= tw_ring_advance,
+	.next		= tw_ring_next,
 	.check		= sorted_check,
 	.nr_slots	= tw_slots_nr_slots,
 	.slot_len	= tw_slots_slot_len,

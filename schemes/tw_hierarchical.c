@@ -71,11 +71,14 @@
  *       4     44  2^44 ticks        2048  44..54
  *       5     55  2^55 ticks         512  55..63
  *
- * Limits: level_bits 1..HIER_MAX_BITS, levels 1..64, (levels - 1) *
- * level_bits < 64 (every level can hold something), and at most
- * HIER_MAX_SLOTS slots in all. One level is Scheme 6 again.
+ * Limits (tw_hierarchical_ops.geometry): level_bits 1..HIER_MAX_BITS,
+ * levels 1..HIER_MAX_LEVELS, (levels - 1) * level_bits < 64 (every level
+ * can hold something), which keep it to at most HIER_MAX_SLOTS slots in
+ * all. One level is Scheme 6 again.
  */
 #define pr_fmt(fmt) "callout: " fmt
+
+#include <linux/kernel.h>
 
 #include "tw.h"
 #include "tw_slots.h"
@@ -156,6 +159,24 @@ static void enqueue(struct hier_wheel *hw, struct tw_entry *e, u64 now)
 			 calc_index(hw, lvl, calc_digit(hw, e->expires, lvl)));
 }
 
+/*
+ * Every level must be able to hold something: the lowest digit of the top
+ * level, level levels - 1, must be below bit 64.
+ */
+static int hier_check_geometry(const struct tw_geometry *geo,
+			       struct tw_geometry_error *err)
+{
+	u32 most = (HIER_TICK_BITS - 1) / geo->level_bits + 1;
+
+	if (geo->levels <= most)
+		return 0;
+	err->field = "levels";
+	scnprintf(err->why, sizeof(err->why),
+		  "hierarchical takes at most %u levels of %u bits, not %u",
+		  most, geo->level_bits, geo->levels);
+	return -EINVAL;
+}
+
 static int hier_init(struct tw_wheel *w)
 {
 	u32 levels = w->geo.levels, bits = w->geo.level_bits;
@@ -165,12 +186,9 @@ static int hier_init(struct tw_wheel *w)
 
 	/* A slot index must fit in tw_entry->idx; a level in level_of[]. */
 	BUILD_BUG_ON(HIER_MAX_SLOTS_SHIFT >= 32);
+	BUILD_BUG_ON(HIER_MAX_LEVELS << HIER_MAX_BITS > HIER_MAX_SLOTS);
 	BUILD_BUG_ON(HIER_MAX_LEVELS > (u8)~0);
 	BUILD_BUG_ON(sizeof(u64) * BITS_PER_BYTE != HIER_TICK_BITS);
-	if (!bits || bits > HIER_MAX_BITS || !levels ||
-	    levels > HIER_MAX_LEVELS || (levels - 1) * bits >= HIER_TICK_BITS ||
-	    levels > HIER_MAX_SLOTS >> bits)
-		return -EINVAL;
 	hw = kzalloc(sizeof(*hw), GFP_KERNEL);
 	if (!hw)
 		return -ENOMEM;
@@ -344,6 +362,13 @@ static int hier_check(struct tw_wheel *w)
 const struct tw_ops tw_hierarchical_ops = {
 	.name		= "hierarchical",
 	.id		= TW_HIERARCHICAL,
+	.geometry	= {
+		.min = { .levels = 1, .level_bits = 1 },
+		.max = { .levels = HIER_MAX_LEVELS,
+			 .level_bits = HIER_MAX_BITS },
+		.def = { .levels = 6, .level_bits = 11 },
+	},
+	.check_geometry	= hier_check_geometry,
 	.init		= hier_init,
 	.destroy	= hier_destroy,
 	.insert		= hier_insert,

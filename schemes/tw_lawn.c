@@ -99,8 +99,6 @@ static int tw_lawn_init(struct tw_wheel *w)
 	u32 i, nr = w->geo.lawn_ttls;
 	struct tw_lawn *l;
 
-	if (!nr || nr > TW_LAWN_MAX_TTLS)
-		return -EINVAL;
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
 		return -ENOMEM;
@@ -361,6 +359,11 @@ static u64 tw_lawn_slot_len(struct tw_wheel *w, u32 slot)
 const struct tw_ops tw_lawn_ops = {
 	.name		= "lawn",
 	.id		= TW_LAWN,
+	.geometry	= {
+		.min = { .lawn_ttls = 1 },
+		.max = { .lawn_ttls = TW_LAWN_MAX_TTLS },
+		.def = { .lawn_ttls = 4096 },
+	},
 	.init		= tw_lawn_init,
 	.destroy	= tw_lawn_destroy,
 	.insert		= tw_lawn_insert,

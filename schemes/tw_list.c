@@ -122,6 +122,7 @@ static int tw_list_check(struct tw_wheel *w)
 const struct tw_ops tw_list_ops = {
 	.name		= "list",
 	.id		= TW_LIST,
+	.linear		= TW_LINEAR_TICK,
 	.init		= tw_list_init,
 	.destroy	= tw_list_destroy,
 	.insert		= tw_list_insert,

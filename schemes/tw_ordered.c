@@ -140,6 +140,7 @@ static int tw_ordered_check(struct tw_wheel *w)
 const struct tw_ops tw_ordered_ops = {
 	.name		= "ordered",
 	.id		= TW_ORDERED,
+	.linear		= TW_LINEAR_INSERT,
 	.init		= tw_ordered_init,
 	.destroy	= tw_ordered_destroy,
 	.insert		= tw_ordered_insert,

@@ -35,15 +35,8 @@
  *   ticks        entries (after a jump of M ticks or more, all of them)
  *   next         exact: the tick of the first busy slot ahead
  *
- * Geometry (w->geo.wheel_bits, 1..24; the default is 12). Memory is a list
- * head (16 bytes) and a bit per slot on 64-bit:
- *
- *   wheel_bits   MaxInterval  at 1 ms/tick  memory
- *            8           256      0.256 s    4 KiB +  32 B
- *   12 (default)        4096      4.096 s   64 KiB + 512 B
- *           16         65536     65.5 s      1 MiB +   8 KiB
- *           20       1048576     17.5 min   16 MiB + 128 KiB
- *           24      16777216      4.7 h    256 MiB +   2 MiB
+ * Geometry: the ring's (w->geo.wheel_bits), whose table in tw_slots.h
+ * gives the memory and, as "one round", the MaxInterval of each size.
  *
  * "It is difficult to justify 2^32 words of memory to implement 32 bit
  * timers", hence the refusal above and the schemes that follow.
@@ -53,14 +46,6 @@
 #include "tw.h"
 #include "tw_slots.h"
 
-#define SIMPLE_MIN_BITS		1
-#define SIMPLE_MAX_BITS		24
-
-static inline u32 calc_slot(const struct tw_ring *sw, u64 expires)
-{
-	return expires & sw->mask;
-}
-
 /* True iff @expires is within MaxInterval of tick @now (< @expires). */
 static inline bool within_max_interval(const struct tw_ring *sw,
 				       u64 expires, u64 now)
@@ -68,9 +53,15 @@ static inline bool within_max_interval(const struct tw_ring *sw,
 	return expires - now - 1 <= sw->mask;
 }
 
+static u64 simple_max_interval(const struct tw_geometry *geo)
+{
+	return 1ULL << geo->wheel_bits;
+}
+
+/* Sorted: a slot holds the entries of one tick, all due when it is visited. */
 static int simple_init(struct tw_wheel *w)
 {
-	return tw_ring_init(w, SIMPLE_MIN_BITS, SIMPLE_MAX_BITS);
+	return tw_ring_init(w, true);
 }
 
 static int simple_insert(struct tw_wheel *w, struct tw_entry *e)
@@ -79,61 +70,8 @@ static int simple_insert(struct tw_wheel *w, struct tw_entry *e)
 
 	if (!within_max_interval(sw, e->expires, w->now))
 		return -ERANGE;
-	tw_slots_enqueue(&sw->slots, e, calc_slot(sw, e->expires));
+	tw_slots_enqueue(&sw->slots, e, tw_ring_calc_slot(sw, e->expires));
 	return 0;
-}
-
-static void simple_remove(struct tw_wheel *w, struct tw_entry *e)
-{
-	struct tw_ring *sw = w->priv;
-
-	tw_slots_detach(&sw->slots, e);
-}
-
-/* Visit slot @idx: its tick has come, so all of it is due. */
-static void collect_slot(struct tw_wheel *w, struct tw_ring *sw,
-			 u32 idx, struct list_head *expired)
-{
-	struct list_head *head = &sw->slots.head[idx];
-	const struct list_head *pos;
-	u64 len = 0;
-
-	list_for_each(pos, head)
-		len++;
-	list_splice_tail_init(head, expired);
-	__clear_bit(idx, sw->slots.busy);
-	w->stats.examined += len;
-	tw_note_chain(w, len);
-}
-
-/*
- * PERTICK for every tick w->now + 1 .. @now: each slot those ticks reach
- * holds the entries of one of them, all due. A round or more reaches every
- * slot, and every entry (all are due by w->now + MaxInterval).
- */
-static void simple_advance(struct tw_wheel *w, u64 now,
-			   struct list_head *expired)
-{
-	struct tw_ring *sw = w->priv;
-	struct tw_slot_range r[2];
-	int i, nr = tw_slots_passed(sw->mask, w->now, now, r);
-	u32 idx, end;
-
-	for (i = 0; i < nr; i++) {
-		end = r[i].last + 1;
-		for (idx = tw_slots_find(&sw->slots, r[i].first, end);
-		     idx < end; idx = tw_slots_find(&sw->slots, idx + 1, end))
-			collect_slot(w, sw, idx, expired);
-	}
-}
-
-/* Exact: the first busy slot ahead is the earliest tick with work. */
-static u64 simple_next(struct tw_wheel *w)
-{
-	struct tw_ring *sw = w->priv;
-	s64 dist = tw_slots_distance(&sw->slots, calc_slot(sw, w->now + 1));
-
-	return dist < 0 ? TW_NEVER : w->now + 1 + dist;
 }
 
 static bool simple_placed(struct tw_wheel *w, const struct tw_entry *e,
@@ -142,7 +80,7 @@ static bool simple_placed(struct tw_wheel *w, const struct tw_entry *e,
 	struct tw_ring *sw = w->priv;
 
 	return within_max_interval(sw, e->expires, w->now) &&
-	       calc_slot(sw, e->expires) == idx;
+	       tw_ring_calc_slot(sw, e->expires) == idx;
 }
 
 static int simple_check(struct tw_wheel *w)
@@ -155,12 +93,14 @@ static int simple_check(struct tw_wheel *w)
 const struct tw_ops tw_simple_ops = {
 	.name		= "simple",
 	.id		= TW_SIMPLE,
+	.geometry	= TW_RING_GEOMETRY,
+	.max_interval	= simple_max_interval,
 	.init		= simple_init,
 	.destroy	= tw_ring_destroy,
 	.insert		= simple_insert,
-	.remove		= simple_remove,
-	.advance	= simple_advance,
-	.next		= simple_next,
+	.remove		= tw_ring_remove,
+	.advance	= tw_ring_advance,
+	.next		= tw_ring_next,
 	.check		= simple_check,
 	.nr_slots	= tw_slots_nr_slots,
 	.slot_len	= tw_slots_slot_len,

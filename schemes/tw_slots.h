@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tw_slots.h - the slot array of a timing wheel and its occupancy bitmap,
- * shared by the wheels: simple, hashed_sorted, hashed and hierarchical.
+ * shared by the wheels: simple, hashed_sorted, hashed and hierarchical; and
+ * the one-level ring of simple, hashed_sorted and hashed.
  *
  * Varghese & Lauck, Appendix A ("Hardware assist"), proposes a counter chip
  * that steps through the timer arrays and interrupts the host only at a
@@ -244,32 +245,75 @@ static inline u64 tw_slots_slot_len(struct tw_wheel *w, u32 slot)
 	return tw_slots_len(tw_wheel_slots(w), slot);
 }
 
+/*
+ * The ring: a one-level wheel of 1 << wheel_bits slots, each one tick wide,
+ * shared by Schemes 4, 5 and 6. The entry due at absolute tick t lives in
+ * slot t & mask, the low-order wheel_bits bits of its expiry, so the slot the
+ * clock reaches at tick t is the one that holds it, and one round of the
+ * clock is 1 << wheel_bits ticks (Scheme 4's MaxInterval). As the slot
+ * depends on the expiry alone, a ring has no cursor that could go stale:
+ * w->now is the current time pointer, and an empty ring is valid at any
+ * w->now. Advancing from w->now to now visits the busy slots of the ticks
+ * w->now + 1 .. now, each at most once (all of them for a jump of a round or
+ * more); the schemes differ in what a slot holds and how it is visited.
+ *
+ * Geometry (w->geo.wheel_bits, TW_RING_MIN_BITS..TW_RING_MAX_BITS; the
+ * default is TW_RING_DEFAULT_BITS). Memory is a list head (16 bytes) and a
+ * bit per slot on 64-bit:
+ *
+ *   wheel_bits     slots   one round  at 1 ms/tick  memory
+ *            8       256         256      0.256 s    4 KiB +  32 B
+ *   12 (default)    4096        4096      4.096 s   64 KiB + 512 B
+ *           16     65536       65536     65.5 s      1 MiB +   8 KiB
+ *           20   1048576     1048576     17.5 min   16 MiB + 128 KiB
+ *           24  16777216    16777216      4.7 h    256 MiB +   2 MiB
+ */
+#define TW_RING_MIN_BITS	1
+#define TW_RING_MAX_BITS	24
+#define TW_RING_DEFAULT_BITS	12
+
+/* The geometry of a ring, for its scheme's tw_ops.geometry. */
+#define TW_RING_GEOMETRY {					\
+	.min = { .wheel_bits = TW_RING_MIN_BITS },		\
+	.max = { .wheel_bits = TW_RING_MAX_BITS },		\
+	.def = { .wheel_bits = TW_RING_DEFAULT_BITS },		\
+}
+
 /**
- * struct tw_ring - a one-level wheel of 1 << wheel_bits slots, one tick
- * each: Schemes 4, 5 and 6
+ * struct tw_ring - the state of a ring: Schemes 4, 5 and 6
  * @slots:	the slot lists and their busy bitmap (first: tw_wheel_slots())
  * @mask:	number of slots - 1
+ * @sorted:	each slot's list is in expiry order, so its due entries lead
+ *		it: Scheme 5 keeps it so, and a slot of Scheme 4 holds the
+ *		entries of one tick
  *
  * Locked by the caller of the tw_ops.
  */
 struct tw_ring {
 	struct tw_slots slots;
 	u64 mask;
+	bool sorted;
 };
 
+/* The slot of tick @expires: its low-order wheel_bits bits, the hash. */
+static inline u32 tw_ring_calc_slot(const struct tw_ring *r, u64 expires)
+{
+	return expires & r->mask;
+}
+
 /*
- * Make w->priv a tw_ring of 1 << w->geo.wheel_bits slots, if wheel_bits is
- * in [@min_bits, @max_bits] (below 32: a slot number fits in tw_entry->idx).
- * Return: 0, -EINVAL or -ENOMEM.
+ * Make w->priv a ring of 1 << w->geo.wheel_bits slots, @sorted as struct
+ * tw_ring says.
+ * Return: 0 or -ENOMEM.
  */
-static inline int tw_ring_init(struct tw_wheel *w, u32 min_bits, u32 max_bits)
+static inline int tw_ring_init(struct tw_wheel *w, bool sorted)
 {
 	u32 bits = w->geo.wheel_bits;
 	struct tw_ring *r;
 	int ret;
 
-	if (bits < min_bits || bits > max_bits || bits >= 32)
-		return -EINVAL;
+	/* A slot number must fit in tw_entry->idx. */
+	BUILD_BUG_ON(TW_RING_MAX_BITS >= 32);
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
@@ -279,6 +323,7 @@ static inline int tw_ring_init(struct tw_wheel *w, u32 min_bits, u32 max_bits)
 		return ret;
 	}
 	r->mask = (1ULL << bits) - 1;
+	r->sorted = sorted;
 	w->priv = r;
 	return 0;
 }
@@ -289,6 +334,91 @@ static inline void tw_ring_destroy(struct tw_wheel *w)
 
 	tw_slots_free(&r->slots);
 	kfree(r);
+}
+
+/* STOPTIMER: unlink @e from its slot. */
+static inline void tw_ring_remove(struct tw_wheel *w, struct tw_entry *e)
+{
+	struct tw_ring *r = w->priv;
+
+	tw_slots_detach(&r->slots, e);
+}
+
+/*
+ * Visit slot @idx at tick @now: move its due entries onto @expired, in
+ * order. In a sorted ring the due entries lead the slot: they are cut off
+ * in one piece, and the first entry that is not due ends the visit, since
+ * all behind it are later. In an unsorted one (Scheme 6) every entry is
+ * examined, and those not due, a later round's, stay: comparing with the
+ * absolute expiry is the paper's "decrement the rounds count and test for
+ * zero".
+ */
+static inline void tw_ring_collect_slot(struct tw_wheel *w, struct tw_ring *r,
+					u32 idx, u64 now,
+					struct list_head *expired)
+{
+	struct list_head *head = &r->slots.head[idx];
+	struct tw_entry *e, *tmp;
+	LIST_HEAD(due);
+	u64 len = 0;
+
+	if (r->sorted) {
+		list_for_each_entry(e, head, list) {
+			len++;
+			if (e->expires > now)
+				break;
+		}
+		/* &e->list: the first entry not due, or the head itself. */
+		list_cut_position(&due, head, e->list.prev);
+		list_splice_tail(&due, expired);
+	} else {
+		list_for_each_entry_safe(e, tmp, head, list) {
+			len++;
+			if (e->expires <= now)
+				list_move_tail(&e->list, expired);
+		}
+	}
+	w->stats.examined += len;
+	tw_note_chain(w, len);
+	tw_slots_settle(&r->slots, idx);
+}
+
+/*
+ * PERTICK for every tick w->now + 1 .. @now: visit the busy slots those
+ * ticks reach, each at most once (all of them for a round or more).
+ */
+static inline void tw_ring_advance(struct tw_wheel *w, u64 now,
+				   struct list_head *expired)
+{
+	struct tw_ring *r = w->priv;
+	struct tw_slot_range range[2];
+	int i, nr = tw_slots_passed(r->mask, w->now, now, range);
+	u32 idx, end;
+
+	for (i = 0; i < nr; i++) {
+		end = range[i].last + 1;
+		for (idx = tw_slots_find(&r->slots, range[i].first, end);
+		     idx < end; idx = tw_slots_find(&r->slots, idx + 1, end))
+			tw_ring_collect_slot(w, r, idx, now, expired);
+	}
+}
+
+/*
+ * The tick of the first busy slot after w->now. Every entry's slot is
+ * (expires - w->now - 1) mod the slots after the one of w->now + 1, which
+ * is no more than expires - w->now - 1: the answer is never later than the
+ * earliest expiry, so it cannot overflow either. It is exact where a slot
+ * holds one tick (Scheme 4); elsewhere it may be a slot whose entries are
+ * all in later rounds (an early wake-up that collects nothing), never a
+ * late one.
+ */
+static inline u64 tw_ring_next(struct tw_wheel *w)
+{
+	struct tw_ring *r = w->priv;
+	s64 dist = tw_slots_distance(&r->slots,
+				     tw_ring_calc_slot(r, w->now + 1));
+
+	return dist < 0 ? TW_NEVER : w->now + 1 + dist;
 }
 
 #endif /* CALLOUT_TW_SLOTS_H */

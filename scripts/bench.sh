@@ -20,8 +20,10 @@
 # at the same N. Then burst expiry, then user space (N up to 100k: N
 # timerfds cost ~1 KB of kernel memory each and seconds to create under
 # TCG), lateness and idle cost.
-# The linear schemes (list, ordered, bsd) stop at N = 100000 and do fewer
-# repetitions (bench/callout_bench.c says how many); the results say so.
+# The schemes whose cost is linear in N (list, ordered, bsd: tw_ops.linear,
+# which the benchmark module's "schemes" command reports with the N they
+# stop at, 100000) do fewer repetitions (bench/callout_bench.c says how
+# many); the results say so.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,9 +59,7 @@ R=$repeat KNS='$kns' UNS='$uns' LATE_N=$late_n IDLE_S=$idle_s
 EOF
 cat >>"$guest" <<'EOF'
 B=/sys/kernel/debug/callout/bench
-SCHEMES='list ordered tree simple hashed_sorted hashed hierarchical bsd lawn'
 fail=0
-linear() { case $1 in list|ordered|bsd) return 0 ;; esac; return 1; }
 k() {
 	if echo "$*" >$B; then
 		echo "BENCH rep=$rep $(cat $B)"
@@ -81,12 +81,24 @@ load() {
 }
 start=$(date +%s)
 step() { echo "bench: [$(( $(date +%s) - start ))s] rep $rep/$R: $*"; }
+# The schemes, which of them cost linear time and the N and burst those are
+# held to, as the benchmark module reads them from the schemes.
+load hashed
+echo schemes >$B && line=$(cat $B) || { echo "BENCH-FAIL schemes"; exit 1; }
+echo "BENCH-SCHEMES $line"
+val() { echo " $line " | sed -n "s/.* $1=\([^ ]*\) .*/\1/p" | tr , ' '; }
+SCHEMES=$(val schemes) LINEAR=$(val linear)
+LINEAR_MAX_N=$(val linear_max_n) LINEAR_BURST_N=$(val linear_burst_n)
+if [ -z "$SCHEMES" ] || [ -z "$LINEAR_MAX_N" ] || [ -z "$LINEAR_BURST_N" ]; then
+	echo "BENCH-FAIL schemes: $line"; exit 1
+fi
+linear() { case " $LINEAR " in *" $1 "*) return 0 ;; esac; return 1; }
 rep=1
 while [ $rep -le "$R" ]; do
 	for fs in hashed hierarchical bsd; do
 		load $fs
 		for n in $KNS; do
-			linear $fs && [ "$n" -gt 100000 ] && continue
+			linear $fs && [ "$n" -gt "$LINEAR_MAX_N" ] && continue
 			step "scheme=$fs n=$n"
 			k handle n=$n
 			k hash n=$n
@@ -94,18 +106,18 @@ while [ $rep -le "$R" ]; do
 			k timer_list n=$n
 			k hrtimer n=$n
 			for s in $SCHEMES; do
-				linear $s && [ "$n" -gt 100000 ] && continue
+				linear $s && [ "$n" -gt "$LINEAR_MAX_N" ] && continue
 				k wheel scheme=$s n=$n
 			done
 		done
 		step "scheme=$fs: burst expiry"
-		bn=100000; linear $fs && bn=10000
+		bn=100000; linear $fs && bn=$LINEAR_BURST_N
 		[ "$R" = 1 ] && [ "$KNS" = '10 100 1000' ] && bn=1000
 		k fburst n=$bn
 	done
 	load hashed
 	for s in $SCHEMES; do
-		bn=100000; linear $s && bn=10000
+		bn=100000; linear $s && bn=$LINEAR_BURST_N
 		[ "$KNS" = '10 100 1000' ] && bn=1000
 		k burst scheme=$s n=$bn
 	done
@@ -228,16 +240,18 @@ target() {
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "-" && b != "-" && a + 0 <= b + 0) }'; }
 
 kinfo=$(grep '^BENCH-KERNEL' "$out/console.log" | cut -d' ' -f2- || true)
-all9='list ordered tree simple hashed_sorted hashed hierarchical bsd lawn'
-read -ra wheels <<<"$(for s in $all9; do printf 'wheel:%s ' "$s"; done)"
+# The schemes and the linear ones, as the guest was told (BENCH-SCHEMES).
+schemes_line=$(grep -m 1 '^BENCH-SCHEMES ' "$out/console.log" || true)
+sval() { echo " $schemes_line " | sed -n "s/.* $1=\([^ ]*\) .*/\1/p"; }
+read -ra wheels <<<"$(for s in $(sval schemes | tr , ' '); do printf 'wheel:%s ' "$s"; done)"
 fig9=(wheel:bsd wheel:hashed wheel:hierarchical handle:hashed hash:hashed
       handle:hierarchical hash:hierarchical handle:bsd hash:bsd timer_list hrtimer)
 {
 	echo "# callout benchmark"
 	echo
 	echo "Kernel $kinfo, QEMU TCG, $repeat repetitions: median (min-max), ns."
-	echo "list, ordered and bsd stop at N = 100000 and do fewer repetitions of"
-	echo "their linear step (see bench/callout_bench.c)."
+	echo "$(sval linear | sed 's/,/, /g') stop at N = $(sval linear_max_n) and do fewer repetitions of"
+	echo "their linear step (tw_ops.linear; see bench/callout_bench.c)."
 	table "Fig. 9: ns per set+unset pair, N pending (wheel: the scheme alone)" \
 		pair_ns "$kns" "${fig9[@]}"
 	table "Every scheme alone: ns per remove+insert pair" pair_ns "$kns" "${wheels[@]}"

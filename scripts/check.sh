@@ -312,7 +312,7 @@ main() {
 		i=$((i + 1)) rc=0
 		name="vm$i"
 		step "$name" env CALLOUT_VM_NOBUILD=1 scripts/vm.sh run "${vm_opts[@]}" \
-			--params "$p" -- sh -c '/kselftest/run_kselftest.sh; exit 0' || rc=$?
+			--params "$p" -- sh -c "CALLOUT_BOOT=$i /kselftest/run_kselftest.sh; exit 0" || rc=$?
 		account "kselftests in the VM${p:+ ($p)}" "$logs/$name.log" \
 			"$([ "$rc" -eq 0 ] || echo "vm.sh exited $rc")"
 	done

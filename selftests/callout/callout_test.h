@@ -43,6 +43,23 @@
 #define setup_skipped(m)	((m)->skip)
 #endif
 
+/*
+ * make check boots the VM once per set of module parameters and runs every
+ * suite in each boot, telling the suites which boot it is in CALLOUT_BOOT
+ * (1, 2, ...). A case whose outcome does not depend on the loaded module's
+ * parameters runs in the first boot only, or when run by hand (no
+ * CALLOUT_BOOT), so that it counts once:
+ *
+ *	if (!callout_first_boot())
+ *		SKIP(return, "runs in the first boot only");
+ */
+static inline bool callout_first_boot(void)
+{
+	const char *boot = getenv("CALLOUT_BOOT");
+
+	return !boot || !strcmp(boot, "1");
+}
+
 #define CALLOUT_DEV		"/dev/callout"
 #define CALLOUT_MODULE		"callout"
 #define CALLOUT_SYSFS		"/sys/module/" CALLOUT_MODULE
@@ -220,20 +237,27 @@ static inline const char *callout_ko_path(void)
 	return path;
 }
 
-/* insmod callout.ko $CALLOUT_PARAMS: 0 or -errno. */
-static inline int callout_load(void)
+/* insmod callout.ko @params: 0 or -errno. */
+static inline int callout_load_params(const char *params)
 {
-	const char *params = getenv("CALLOUT_PARAMS");
 	const char *ko = callout_ko_path();
 	int fd, ret;
 
 	fd = ko ? open(ko, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd < 0)
 		return -errno;
-	ret = syscall(SYS_finit_module, fd, params ? params : "", 0);
+	ret = syscall(SYS_finit_module, fd, params, 0);
 	ret = ret ? -errno : 0;
 	close(fd);
 	return ret;
+}
+
+/* insmod callout.ko $CALLOUT_PARAMS: 0 or -errno. */
+static inline int callout_load(void)
+{
+	const char *params = getenv("CALLOUT_PARAMS");
+
+	return callout_load_params(params ? params : "");
 }
 
 /* rmmod callout, never waiting: 0 or -errno (-EAGAIN while in use). */

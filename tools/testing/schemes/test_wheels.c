@@ -19,7 +19,8 @@
 
 unsigned long tw_user_warnings;
 
-static const struct tw_geometry geo_default = TW_DEFAULT_GEOMETRY;
+/* The schemes' defaults: tw_geometry_defaults() fills it in main(). */
+static struct tw_geometry geo_default;
 static unsigned int tap_count, tap_failed;
 static char tap_why[1024];
 
@@ -86,6 +87,7 @@ static bool t_geometry(void)
 	};
 	const struct tw_ops *h = tw_ops_by_name("hierarchical");
 	struct tw_geometry g = geo_default;
+	struct tw_geometry_error err;
 	struct tw_wheel w;
 	unsigned int i;
 
@@ -113,6 +115,11 @@ static bool t_geometry(void)
 	g.levels = 8;
 	g.level_bits = 10;	/* level 7 would start at bit 70 */
 	EXPECT(tw_init(&w, h, &g, 0) == -EINVAL, "8 x 10");
+	EXPECT(tw_geometry_check(h, &g, &err) == -EINVAL &&
+	       !strcmp(err.field, "levels") && strstr(err.why, "at most 7 levels"),
+	       "8 x 10 refused as %s: %s", err.field, err.why);
+	g.levels = 7;
+	EXPECT(geo_ok(h, g), "7 x 10");
 	g.levels = 64;
 	g.level_bits = 1;
 	EXPECT(geo_ok(h, g), "64 x 1");
@@ -485,6 +492,8 @@ int main(int argc, char **argv)
 	struct tw_geometry g;
 	unsigned int i, j;
 	int c;
+
+	tw_geometry_defaults(&geo_default);
 
 	while ((c = getopt(argc, argv, "s:n:")) != -1) {
 		switch (c) {

@@ -25,9 +25,9 @@
  *             intervals; bench-schemes.sh reads the inclusive cost of
  *             tw_advance()
  *
- * K, T and the warm-up shrink for the linear schemes (ordered and bsd
- * insert, list tick) at large n to keep a run to seconds; the cost of an
- * operation of theirs hardly varies anyway.
+ * K, T and the warm-up shrink for the linear schemes (tw_ops.linear:
+ * ordered and bsd insert, list tick) at large n to keep a run to seconds;
+ * the cost of an operation of theirs hardly varies anyway.
  */
 #include <valgrind/callgrind.h>
 #include "tw.h"
@@ -50,7 +50,7 @@ static u64 rnd(void)
 
 static u64 range(const struct tw_ops *ops, const struct tw_geometry *g)
 {
-	return ops->id == TW_SIMPLE ? 1ULL << g->wheel_bits : BENCH_RANGE;
+	return min_t(u64, tw_max_interval(ops, g), BENCH_RANGE);
 }
 
 static u64 interval(const struct tw_ops *ops, const struct tw_geometry *g)
@@ -129,18 +129,18 @@ static int setup_instant(struct tw_wheel *w, struct tw_entry *e, u64 n,
 
 static int bench(const struct tw_ops *ops, u64 n)
 {
-	const struct tw_geometry geo = TW_DEFAULT_GEOMETRY;
-	bool linear = ops->id == TW_ORDERED || ops->id == TW_BSD ||
-		      ops->id == TW_LIST;
-	u64 k = budget(linear && ops->id != TW_LIST, n, 4096, 1 << 24, 16);
-	u64 t = budget(linear, n, 4096, 1 << 24, 16);
-	u64 warm = budget(linear, n, range(ops, &geo), 1 << 26, 16);
+	struct tw_geometry geo = { 0 };
+	bool linear = ops->linear;
 	struct tw_stats before;
 	struct tw_entry *e;
 	struct tw_wheel w;
+	u64 i, x, k, t, warm;
 	int ret;
-	u64 i, x;
 
+	tw_geometry_defaults(&geo);
+	k = budget(ops->linear & TW_LINEAR_INSERT, n, 4096, 1 << 24, 16);
+	t = budget(linear, n, 4096, 1 << 24, 16);
+	warm = budget(linear, n, range(ops, &geo), 1 << 26, 16);
 	for (i = 0; i < BENCH_LAWN_TTLS; i++)
 		lawn_ttl[i] = 1 + rnd() % BENCH_RANGE;
 	e = calloc(n, sizeof(*e));

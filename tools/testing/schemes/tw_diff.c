@@ -7,9 +7,10 @@
  * pairs. It knows the contract of tw.h - an expiry at or before w->now is
  * due at w->now + 1, an advance collects exactly what is due by its target,
  * a remove of an entry that is not pending returns false - and the limits
- * a scheme may enforce: simple refuses an interval beyond MaxInterval
- * (1 << wheel_bits) with -ERANGE, lawn refuses a TTL that needs a queue when
- * all geo.lawn_ttls are in use with -ENOSPC. Every other refusal is a bug.
+ * a scheme may enforce: an interval beyond the scheme's tw_max_interval()
+ * (simple's MaxInterval, 1 << wheel_bits) is refused with -ERANGE, and lawn
+ * refuses a TTL that needs a queue when all geo.lawn_ttls are in use with
+ * -ENOSPC. Every other refusal is a bug.
  *
  * Checked after every operation: the return value, w->now, nr_pending and
  * the pending flags; after every advance: the set of entries collected,
@@ -403,7 +404,7 @@ static int do_insert(struct tw_diff_model *m)
 {
 	const struct tw_geometry *g = &m->d->geo;
 	u32 idx = rnd_below(m, m->d->pool);
-	u64 expires, eff, iv;
+	u64 max = tw_max_interval(m->d->ops, g), expires, eff, iv;
 	int want = 0, ret;
 
 	if (m->pending[idx]) {
@@ -417,15 +418,15 @@ static int do_insert(struct tw_diff_model *m)
 	eff = expires > m->now ? expires : m->now + 1;
 	iv = eff - m->now;
 	/*
-	 * Simple refuses what is beyond MaxInterval: fold three in four of
-	 * those into its range, so that its wheel fills up too.
+	 * A scheme refuses what is beyond its longest interval (simple's
+	 * MaxInterval): fold three in four of those into its range, so that
+	 * its wheel fills up too.
 	 */
-	if (m->d->ops->id == TW_SIMPLE && iv > 1ULL << g->wheel_bits &&
-	    rnd_below(m, 4)) {
-		iv = 1 + (iv - 1) % (1ULL << g->wheel_bits);
+	if (iv > max && rnd_below(m, 4)) {
+		iv = 1 + (iv - 1) % max;
 		expires = eff = m->now + iv;
 	}
-	if (m->d->ops->id == TW_SIMPLE && iv > 1ULL << g->wheel_bits)
+	if (iv > max)
 		want = -ERANGE;
 	if (m->d->ops->id == TW_LAWN && !ttl_known(m, iv) &&
 	    m->nr_ttls >= g->lawn_ttls)

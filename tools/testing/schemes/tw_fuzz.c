@@ -14,7 +14,6 @@
 
 unsigned long tw_user_warnings;
 
-static const struct tw_geometry geo_default = TW_DEFAULT_GEOMETRY;
 static const struct tw_geometry geo_small = {
 	.wheel_bits = 4,
 	.levels = 8,
@@ -27,6 +26,7 @@ static const u64 starts[] = { 0, (1ULL << 32) - 100, 1ULL << 47,
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
+	struct tw_geometry geo_default = { 0 };
 	const struct tw_ops *ops;
 	struct tw_diff_src src;
 	struct tw_diff d;
@@ -34,6 +34,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 	if (!size)
 		return 0;
+	tw_geometry_defaults(&geo_default);
 	for (id = 1; id < TW_NR_SCHEMES; id++) {
 		ops = tw_ops_by_id(id);
 		memset(&d, 0, sizeof(d));

@@ -26,7 +26,8 @@
 
 unsigned long tw_user_warnings;
 
-static const struct tw_geometry geo_default = TW_DEFAULT_GEOMETRY;
+/* The schemes' defaults: tw_geometry_defaults() fills it in main(). */
+static struct tw_geometry geo_default;
 /* Small: simple/hashed wrap every 16 ticks, lawn has 8 queues. */
 static const struct tw_geometry geo_small = {
 	.wheel_bits = 4,
@@ -71,12 +72,6 @@ static double seconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* The longest interval @ops accepts in @g (simple's MaxInterval). */
-static u64 max_interval(const struct tw_ops *ops, const struct tw_geometry *g)
-{
-	return ops->id == TW_SIMPLE ? 1ULL << g->wheel_bits : U64_MAX;
 }
 
 /* Advance to @now; the number collected, and all of them must be idle. */
@@ -163,7 +158,7 @@ static bool t_fire_exact(const struct tw_ops *ops)
 
 	for (j = 0; j < ARRAY_SIZE(starts); j++)
 		for (i = 0; i < ARRAY_SIZE(ivs); i++)
-			if (ivs[i] <= max_interval(ops, g) &&
+			if (ivs[i] <= tw_max_interval(ops, g) &&
 			    !fire_exact(ops, starts[j], ivs[i]))
 				return false;
 	return true;
@@ -269,7 +264,7 @@ static bool t_same_tick(const struct tw_ops *ops)
 /* Simple's MaxInterval; the others take the whole 64-bit range. */
 static bool t_range(const struct tw_ops *ops)
 {
-	const u64 max = max_interval(ops, &geo_default), now = 1000;
+	const u64 max = tw_max_interval(ops, &geo_default), now = 1000;
 	const u64 far[] = { 1ULL << 32, (1ULL << 32) + 1, 1ULL << 40,
 			    1ULL << 63, U64_MAX - 1 - now };
 	struct tw_entry e, f[ARRAY_SIZE(far)];
@@ -347,7 +342,7 @@ static bool t_lawn_queues(const struct tw_ops *ops)
 /* Drain takes everything, keeps w->now, and leaves a valid empty wheel. */
 static bool t_drain(const struct tw_ops *ops)
 {
-	u64 max = max_interval(ops, &geo_default), now = 777, n = 0;
+	u64 max = tw_max_interval(ops, &geo_default), now = 777, n = 0;
 	struct tw_entry e[100], *p;
 	struct tw_stats stats;
 	struct tw_wheel w;
@@ -383,7 +378,7 @@ static bool t_drain(const struct tw_ops *ops)
 static bool t_next(const struct tw_ops *ops)
 {
 	enum { N = 500 };
-	u64 max = max_interval(ops, &geo_default), x = 88172645463325252ULL;
+	u64 max = tw_max_interval(ops, &geo_default), x = 88172645463325252ULL;
 	u64 now = (1ULL << 32) - 1000, left = N, next, first, loops = 0;
 	struct tw_entry *e = calloc(N, sizeof(*e));
 	struct tw_wheel w;
@@ -428,7 +423,7 @@ static bool t_next(const struct tw_ops *ops)
 /* The top of the 64-bit range, and the 32-bit boundary tick by tick. */
 static bool t_edges(const struct tw_ops *ops)
 {
-	u64 max = max_interval(ops, &geo_default), now = U64_MAX - 100000, t;
+	u64 max = tw_max_interval(ops, &geo_default), now = U64_MAX - 100000, t;
 	struct tw_entry e[40];
 	struct tw_wheel w;
 	int i;
@@ -484,6 +479,92 @@ static bool t_stats(const struct tw_ops *ops)
 	return true;
 }
 
+/* The fields of struct tw_geometry, by the names tw.c gives them. */
+static const struct {
+	const char *name;
+	size_t offset;
+} geo_fields[] = {
+	{ "wheel_bits", offsetof(struct tw_geometry, wheel_bits) },
+	{ "levels", offsetof(struct tw_geometry, levels) },
+	{ "level_bits", offsetof(struct tw_geometry, level_bits) },
+	{ "lawn_ttls", offsetof(struct tw_geometry, lawn_ttls) },
+};
+
+static u32 *geo_field(const struct tw_geometry *g, unsigned int i)
+{
+	return (u32 *)((char *)g + geo_fields[i].offset);
+}
+
+/*
+ * A field the scheme uses is refused just outside its range, by name, and
+ * taken at both ends (the scheme's other fields at their least, so that no
+ * rule between fields gets in the way); one it does not use is not looked
+ * at; the schemes that share a field give it the same limits.
+ */
+static bool t_geometry(const struct tw_ops *ops)
+{
+	const struct tw_geometry_limits *lim = &ops->geometry;
+	const struct tw_ops *other;
+	struct tw_geometry_error err = { 0 };
+	struct tw_geometry g;
+	struct tw_wheel w;
+	u32 min, max, def;
+	unsigned int i, j;
+	int id;
+
+	EXPECT(!tw_geometry_check(ops, &geo_default, &err), "defaults: %s: %s",
+	       err.field, err.why);
+	for (i = 0; i < ARRAY_SIZE(geo_fields); i++) {
+		min = *geo_field(&lim->min, i);
+		max = *geo_field(&lim->max, i);
+		def = *geo_field(&lim->def, i);
+		g = geo_default;
+		if (!max) {
+			*geo_field(&g, i) = U32_MAX;
+			EXPECT(!tw_geometry_check(ops, &g, &err),
+			       "%s is not a field of %s", geo_fields[i].name,
+			       ops->name);
+			continue;
+		}
+		EXPECT(min && min <= def && def <= max, "%s: %u <= %u <= %u",
+		       geo_fields[i].name, min, def, max);
+		EXPECT(*geo_field(&geo_default, i) == def, "%s default %u",
+		       geo_fields[i].name, *geo_field(&geo_default, i));
+		for (j = 0; j < ARRAY_SIZE(geo_fields); j++)
+			if (*geo_field(&lim->max, j))
+				*geo_field(&g, j) = *geo_field(&lim->min, j);
+		*geo_field(&g, i) = min;
+		EXPECT(!tw_geometry_check(ops, &g, &err), "%s = %u: %s",
+		       geo_fields[i].name, min, err.why);
+		*geo_field(&g, i) = max;
+		EXPECT(!tw_geometry_check(ops, &g, &err), "%s = %u: %s",
+		       geo_fields[i].name, max, err.why);
+		*geo_field(&g, i) = min - 1;
+		EXPECT(tw_geometry_check(ops, &g, &err) == -EINVAL &&
+		       !strcmp(err.field, geo_fields[i].name),
+		       "%s = %u", geo_fields[i].name, min - 1);
+		EXPECT(tw_init(&w, ops, &g, 0) == -EINVAL, "");
+		if (max < U32_MAX) {
+			*geo_field(&g, i) = max + 1;
+			EXPECT(tw_geometry_check(ops, &g, &err) == -EINVAL &&
+			       !strcmp(err.field, geo_fields[i].name),
+			       "%s = %u", geo_fields[i].name, max + 1);
+			EXPECT(tw_init(&w, ops, &g, 0) == -EINVAL, "");
+		}
+		for (id = 1; id < TW_NR_SCHEMES; id++) {
+			other = tw_ops_by_id(id);
+			if (!*geo_field(&other->geometry.max, i))
+				continue;
+			EXPECT(*geo_field(&other->geometry.min, i) == min &&
+			       *geo_field(&other->geometry.max, i) == max &&
+			       *geo_field(&other->geometry.def, i) == def,
+			       "%s and %s differ on %s", ops->name, other->name,
+			       geo_fields[i].name);
+		}
+	}
+	return true;
+}
+
 struct unit_test {
 	const char *name;
 	bool (*fn)(const struct tw_ops *ops);
@@ -491,6 +572,7 @@ struct unit_test {
 };
 
 static const struct unit_test unit_tests[] = {
+	{ "geometry: limits, refused by name, defaults", t_geometry },
 	{ "empty wheel, jumps to TW_NEVER - 1", t_empty },
 	{ "fires at exactly its tick", t_fire_exact },
 	{ "remove of pending and not pending", t_remove },
@@ -587,6 +669,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int id, c;
 
+	tw_geometry_defaults(&geo_default);
 	o.seed = env_u64("TW_SEED", (u64)time(NULL) ^ ((u64)getpid() << 32));
 	o.ops = env_u64("TW_OPS", 1000000);
 	o.pool = env_u64("TW_POOL", 1024);
