@@ -837,11 +837,18 @@ static int callout_release(struct inode *inode, struct file *file)
 	f->nr_events = 0;
 	spin_unlock_bh(&f->lock);
 
-	/* Fired one-shots are only on the queue; periodic ones in the table. */
+	/*
+	 * Fired one-shots are only on the queue; periodic ones in the table.
+	 * uflags change only under the file lock, as everywhere: one section
+	 * an event, so BHs are never off for a whole queue.
+	 */
 	list_for_each_entry_safe(uc, tmp, &unread, ev) {
+		spin_lock_bh(&f->lock);
 		uc->uflags &= ~UC_QUEUED;
 		if (uc_has(uc, UC_FIRED))
-			uc_put(f, uc);
+			__uc_put(f, uc);
+		spin_unlock_bh(&f->lock);
+		cond_resched();
 	}
 	/* Expiries see ->closing and leave the table alone from here on. */
 	for (idx = 1; idx < f->nr_slots; idx++) {
