@@ -47,6 +47,39 @@ const struct tw_ops *callout_ops;
 static u64 callout_max_ticks;	/* callout_max_timeout_ns() in ticks */
 static enum cpuhp_state callout_hp_state;
 
+/*
+ * "A func runs", for lockdep, as timer.c couples call_timer_fn() and
+ * timer_delete_sync(): the tick holds it around each func, and
+ * callout_unset_sync() takes and drops it on every call, so a caller that
+ * holds a lock some func takes is reported the first time it calls, not
+ * only on the day it happens to wait. One map for all callouts, where
+ * timer.c has one per timer: a waiter on expiry_lock may wait for the rest
+ * of the run, whatever funcs that holds, so a lock held across
+ * callout_unset_sync() must be one that no func takes.
+ */
+#ifdef CONFIG_LOCKDEP
+static struct lock_class_key callout_func_key;
+static struct lockdep_map callout_func_map =
+	STATIC_LOCKDEP_MAP_INIT("callout_func", &callout_func_key);
+#endif
+
+/*
+ * Tell lockdep that the caller waits for funcs, whether or not it will: if
+ * it reports here, the caller holds a lock that some func takes. Interrupts
+ * off, as timer.c does: the map is held in softirq context.
+ */
+static void wait_for_funcs_map(void)
+{
+#ifdef CONFIG_LOCKDEP
+	unsigned long flags;
+
+	local_irq_save(flags);
+	lock_map_acquire(&callout_func_map);
+	lock_map_release(&callout_func_map);
+	local_irq_restore(flags);
+#endif
+}
+
 u64 callout_now_ns(void)
 {
 	return ktime_get_ns();
@@ -406,7 +439,9 @@ static bool __unset(struct callout *c, struct callout_base **basep,
  * most CALLOUT_RUN_BUDGET funcs.
  *
  * Context: process context, may sleep on PREEMPT_RT. Must not be called from
- * @c's own func, nor holding a lock that func takes.
+ * a func, nor holding a lock that a func takes: not only @c's, as a waiter
+ * may wait out the rest of the tick's run. With lockdep, a caller holding
+ * such a lock is reported on every call, whether it waits or not.
  * Return: as callout_unset().
  */
 int callout_unset_sync(struct callout *c)
@@ -415,6 +450,7 @@ int callout_unset_sync(struct callout *c)
 	int ret = 0;
 
 	might_sleep();
+	wait_for_funcs_map();
 	while (__unset(c, &base, &ret)) {
 		atomic_inc(&base->expiry_waiters);
 		spin_lock_bh(&base->expiry_lock);
@@ -486,7 +522,9 @@ static void run_callout(struct callout_base *base, struct callout *c,
 	count = preempt_count();
 
 	trace_callout_expire(c, func, base->cpu, due, start);
+	lock_map_acquire(&callout_func_map);
 	func(arg);
+	lock_map_release(&callout_func_map);
 	*clock = callout_now_ns();
 	took = *clock - start;
 
