@@ -20,11 +20,38 @@
  * CALLOUT_RUN_BUDGET a run; a longer backlog re-arms the hrtimer to come back
  * at once in a new softirq run, so a burst cannot hog the CPU.
  *
- * Locking: base->lock (irqsave) protects the base and the state of every
- * callout on it. A callout moves to another base only with both locks held
- * (the second taken with spin_trylock(), so there is no lock order to
- * keep): c->base always names a base, and lock_base() retries if it
- * changed while it waited for the lock.
+ * Locking. Every lock of callout.ko, outermost first: none is taken while
+ * holding one below it in this list.
+ *
+ *   file->read_lock     dev.c, a mutex: one reader of a file at a time
+ *   base->expiry_lock   held by the tick across a run of funcs (BHs off)
+ *   callout_func_map    lockdep only: "a func runs", inside expiry_lock
+ *   file->lock          dev.c, the file lock (BHs off); uc_fire(), a func,
+ *                       takes it in the tick; the func/arg hash's bucket
+ *                       locks and the file's wait queue nest inside it
+ *   base->lock          a base and its callouts (interrupts off); only the
+ *                       hrtimer core's own locks nest inside it
+ *
+ * That is expiry_lock -> file lock -> base lock, and the read mutex ->
+ * file lock (never taken in the tick, nor under expiry_lock). Rules that
+ * follow:
+ *
+ * - base->lock protects the base and the state of every callout on it. A
+ *   callout moves to another base only with both base locks held, the
+ *   second taken with spin_trylock(), so two base locks have no order:
+ *   c->base always names a base, and lock_base() retries if it changed
+ *   while it waited. callout_cpu_dead() alone takes a second one outright
+ *   (the dead CPU's, under its own), and callout_arm() lets go of a dead
+ *   CPU's base rather than wait for it.
+ * - A func runs with no base lock held; it may take a file lock and set
+ *   callouts (base locks). callout_unset_sync() waits for funcs, so its
+ *   caller holds no lock that any func takes: not only its own callout's
+ *   func, since a waiter on expiry_lock may wait out the rest of a run.
+ *   Lockdep checks this on every call, not only when it waits
+ *   (callout_func_map). A file lock holder cancels with
+ *   callout_try_unset_sync(), which never waits.
+ * - A helper whose name starts with __ is called with the lock it works
+ *   under held, and says so with lockdep_assert_held().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -394,11 +421,12 @@ int callout_unset(struct callout *c)
 EXPORT_SYMBOL_NS_GPL(callout_unset, CALLOUT_NS);
 
 /*
- * Cancel @c; set *@cancelled to 1 if it was pending. Return: true if its
- * func runs now, on *@basep.
+ * One pass of callout_unset_sync(), which takes the base lock itself: cancel
+ * @c; set *@cancelled to 1 if it was pending. Return: true if its func runs
+ * now, on *@basep.
  */
-static bool __unset(struct callout *c, struct callout_base **basep,
-		    int *cancelled)
+static bool unset_pass(struct callout *c, struct callout_base **basep,
+		       int *cancelled)
 {
 	struct callout_base *base;
 	unsigned long flags;
@@ -451,7 +479,7 @@ int callout_unset_sync(struct callout *c)
 
 	might_sleep();
 	wait_for_funcs_map();
-	while (__unset(c, &base, &ret)) {
+	while (unset_pass(c, &base, &ret)) {
 		atomic_inc(&base->expiry_waiters);
 		spin_lock_bh(&base->expiry_lock);
 		atomic_dec(&base->expiry_waiters);
@@ -474,7 +502,7 @@ int callout_try_unset_sync(struct callout *c)
 	struct callout_base *base;
 	int ret = 0;
 
-	return __unset(c, &base, &ret) ? -EBUSY : ret;
+	return unset_pass(c, &base, &ret) ? -EBUSY : ret;
 }
 
 /**
