@@ -23,6 +23,11 @@
  * test=rearm0	arm n callouts whose funcs set themselves again for 0 ticks
  *		for storm_ms: runs stay within the budget, the softirq comes
  *		back in separate runs, and callout_unset_sync() ends it.
+ * test=inversion	a planted bug, for a lockdep kernel only: a func takes
+ *		a lock, and once it has run, callout_unset_sync() is called
+ *		holding that lock. The load succeeds; lockdep must report the
+ *		inversion at that call, though the func does not run then
+ *		(scripts/check-debug.sh boots once for this alone).
  *
  * A test that fails makes the load fail (-EINVAL) with a "callout_client:"
  * line saying why; "cpu" tells the test which CPU the callouts used.
@@ -57,7 +62,7 @@ MODULE_PARM_DESC(hold, "callouts to keep armed until unload");
 
 static char *test = "";
 module_param(test, charp, 0444);
-MODULE_PARM_DESC(test, "stall, backlog or rearm0: run that test at load");
+MODULE_PARM_DESC(test, "stall, backlog, rearm0 or inversion: run that test at load");
 
 static unsigned int n = 1000;
 module_param(n, uint, 0444);
@@ -357,6 +362,58 @@ static int test_rearm0(void)
 	return ret;
 }
 
+/*
+ * test=inversion: the bug callout_unset_sync()'s kernel-doc forbids,
+ * planted. A func takes a lock, and a caller holds that lock across
+ * callout_unset_sync(). It deadlocks only if the func runs at that moment
+ * (the caller waits for the func, the func for the lock); here the func ran
+ * and returned before the call, so nothing hangs, and only lockdep can
+ * tell: through callout_func_map, on this first call.
+ *
+ * The lock is a spinlock, so might_sleep() in callout_unset_sync() reports
+ * the call too, and the boot expects both reports. No lock can plant the
+ * inversion for lockdep alone here: a func runs in softirq, so its lock is
+ * either held with BHs off across a call that may sleep (might_sleep()), or
+ * held with BHs on, which lockdep's irq-state checks report first (lockdep
+ * reports once a boot).
+ */
+static DEFINE_SPINLOCK(inversion_lock);
+
+static void inversion_func(void *arg)
+{
+	spin_lock(&inversion_lock);
+	atomic_inc(&fired);
+	spin_unlock(&inversion_lock);
+}
+
+static int test_inversion(void)
+{
+	unsigned long deadline = jiffies + 30 * HZ;
+	struct probe *p = &probes[0];
+
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING)) {
+		pr_err("inversion: needs a kernel with lockdep (PROVE_LOCKING)\n");
+		return -EOPNOTSUPP;
+	}
+	callout_init(&p->c);
+	callout_set(&p->c, 1, inversion_func, p);
+	/* 30 s: a stalled vCPU may take a while; the func does run. */
+	while (!atomic_read(&fired) && time_before(jiffies, deadline))
+		msleep(20);
+	if (!atomic_read(&fired)) {
+		callout_unset_sync(&p->c);
+		pr_err("inversion: FAIL: the func did not run in 30 s\n");
+		return -EINVAL;
+	}
+	/* It has returned: not pending, not running; this call cannot wait. */
+	pr_info("inversion: callout_unset_sync() under the lock its func takes\n");
+	spin_lock_bh(&inversion_lock);
+	callout_unset_sync(&p->c);
+	spin_unlock_bh(&inversion_lock);
+	pr_info("inversion: done\n");
+	return 0;
+}
+
 static int start_hold(void)
 {
 	unsigned int i;
@@ -412,6 +469,8 @@ static int __init callout_client_init(void)
 		ret = test_backlog();
 	else if (!strcmp(test, "rearm0"))
 		ret = test_rearm0();
+	else if (!strcmp(test, "inversion"))
+		ret = test_inversion();
 	else if (*test)
 		ret = -EINVAL;
 	if (!ret && hold)
