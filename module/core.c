@@ -4,7 +4,10 @@
  * in-kernel API.
  *
  * Each CPU has a base: a wheel of the chosen scheme (tw.h), a spinlock and a
- * pinned soft hrtimer. A callout is armed on the base of the CPU that sets it.
+ * pinned soft hrtimer. A callout is armed on the base of the CPU that sets it,
+ * or stays on another's (that CPU's lock busy, or its func running there);
+ * then that CPU is kicked to start its own hrtimer, as a pinned hrtimer
+ * started from here would move here: a base's funcs run on its CPU.
  * The hrtimer is armed only while the wheel holds work, for the next tick
  * that can hold work (tickless): a CPU with nothing pending takes no timer
  * interrupts from callout.
@@ -158,19 +161,82 @@ static struct callout_base *lock_base(struct callout *c, unsigned long *flags)
 	}
 }
 
-/* Arm the base's hrtimer for @tick unless it is already armed earlier. */
-static void __arm_base(struct callout_base *base, u64 tick)
+/*
+ * Start the base's hrtimer for @tick, 0 meaning as soon as possible (see
+ * __arm_soon()). On the base's own CPU, or on any while that one is down.
+ */
+static void start_tick(struct callout_base *base, u64 tick)
 {
 	u64 ns;
 
+	if (!tick)
+		ns = callout_now_ns() + 1;
+	else if (tick < div64_u64(KTIME_MAX, callout_tick_ns_param))
+		ns = tick * callout_tick_ns_param;
+	else
+		ns = KTIME_MAX;
+	hrtimer_start(&base->timer, ns_to_ktime(ns),
+		      HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+/*
+ * The kick: another CPU filed a callout on this base due before the hrtimer
+ * was armed for, and asks this CPU to start it. An IPI function, it runs in
+ * hard interrupt context, on PREEMPT_RT too, so it takes no base lock (a
+ * sleeping lock there). Other CPUs only ever lower timer_tick, each then
+ * sending a kick unless one is pending; pending is cleared before
+ * timer_tick is read, with full barriers on both sides, so a kick either
+ * reads the latest value or another is sent. On PREEMPT_RT a kick may read
+ * a value the tick is replacing; that costs at most one early run that
+ * finds nothing due.
+ */
+static void callout_kick(void *arg)
+{
+	struct callout_base *base = arg;
+	u64 tick;
+
+	atomic_set(&base->kick_pending, 0);
+	smp_mb();	/* pairs with atomic_xchg() in __program() */
+	tick = READ_ONCE(base->timer_tick);
+	if (tick != TW_NEVER)
+		start_tick(base, tick);
+}
+
+/*
+ * Get the base's hrtimer started for base->timer_tick, from its own CPU. A
+ * pinned hrtimer started on another CPU moves to that CPU
+ * (switch_hrtimer_base()), and the base's funcs would run there: so
+ * another CPU kicks the base's CPU instead, with an IPI, as timer.c's
+ * trigger_dyntick_cpu() wakes a remote CPU. A CPU that is down has had its
+ * hrtimers moved away by the hrtimer core until callout_cpu_dead() takes
+ * its callouts: that base's is started from here. Preemption is off from
+ * the check to the IPI, so the CPU cannot go down between them (a CPU goes
+ * down in stop_machine()).
+ */
+static void __program(struct callout_base *base)
+{
+	lockdep_assert_held(&base->lock);
+	preempt_disable();
+	if (base->cpu == smp_processor_id() || !cpu_online(base->cpu)) {
+		start_tick(base, base->timer_tick);
+	} else if (!atomic_xchg(&base->kick_pending, 1)) {
+		base->stats.kicks++;
+		/* Only with the csd in use or the CPU down: neither can be. */
+		if (WARN_ON_ONCE(smp_call_function_single_async(base->cpu,
+								&base->kick)))
+			atomic_set(&base->kick_pending, 0);
+	}
+	preempt_enable();
+}
+
+/* Arm the base's hrtimer for @tick unless it is already armed earlier. */
+static void __arm_base(struct callout_base *base, u64 tick)
+{
 	lockdep_assert_held(&base->lock);
 	if (tick >= base->timer_tick)
 		return;
-	base->timer_tick = tick;
-	ns = tick < div64_u64(KTIME_MAX, callout_tick_ns_param) ?
-		tick * callout_tick_ns_param : KTIME_MAX;
-	hrtimer_start(&base->timer, ns_to_ktime(ns),
-		      HRTIMER_MODE_ABS_PINNED_SOFT);
+	WRITE_ONCE(base->timer_tick, tick);
+	__program(base);
 }
 
 /*
@@ -184,9 +250,8 @@ static void __arm_soon(struct callout_base *base)
 	lockdep_assert_held(&base->lock);
 	if (base->timer_tick == 0)
 		return;
-	base->timer_tick = 0;
-	hrtimer_start(&base->timer, ns_to_ktime(callout_now_ns() + 1),
-		      HRTIMER_MODE_ABS_PINNED_SOFT);
+	WRITE_ONCE(base->timer_tick, 0);
+	__program(base);
 }
 
 /* Take @c off its base. Return: true if it was pending (not yet started). */
@@ -290,21 +355,28 @@ again:
 
 	/*
 	 * Arm on this CPU if its lock is free at once; otherwise stay, which
-	 * is as good. A callout whose func runs now stays where it is, so
-	 * callout_unset_sync() finds it on the base that runs it. One on the
-	 * base of a dead CPU must move: callout_cpu_dead() may hold the new
-	 * lock and wait for ours, so let go and try again.
+	 * is as good: __program() has the other CPU start its own tick. A
+	 * callout whose func runs now stays where it is, so
+	 * callout_unset_sync() finds it on the base that runs it (the run
+	 * that runs it goes on, wherever, and callout_cpu_dead() waits for
+	 * it). Any other on the base of a CPU that is down, or not yet up,
+	 * must move: callout_cpu_dead() may hold the new lock and wait for
+	 * ours, so let go and try again.
 	 */
 	new = this_cpu_ptr(callout_bases);
-	if (base != new && (base->running != c || !base->online)) {
+	if (base != new && base->running == c) {
+		base->stats.stayed_running++;
+	} else if (base != new) {
 		if (spin_trylock(&new->lock)) {
 			WRITE_ONCE(c->base, new);
 			spin_unlock(&base->lock);
 			base = new;
-		} else if (!base->online) {
+		} else if (!base->online || !cpu_online(base->cpu)) {
 			spin_unlock_irqrestore(&base->lock, flags);
 			cpu_relax();
 			goto again;
+		} else {
+			base->stats.stayed_busy++;
 		}
 	}
 	c->func = func;
@@ -581,7 +653,7 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 
 	spin_lock_bh(&base->expiry_lock);
 	spin_lock_irq(&base->lock);
-	base->timer_tick = TW_NEVER;
+	WRITE_ONCE(base->timer_tick, TW_NEVER);
 	base->stats.ticks_run++;
 	/* For the tracepoint: what this run adds to the counters. */
 	examined = base->wheel.stats.examined;
@@ -664,7 +736,7 @@ static int callout_cpu_dead(unsigned int cpu)
 	new = this_cpu_ptr(callout_bases);
 	spin_lock_irq(&new->lock);
 	spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
-	old->timer_tick = TW_NEVER;
+	WRITE_ONCE(old->timer_tick, TW_NEVER);
 	tw_drain(&old->wheel, &moving);
 	list_splice_tail_init(&old->expired, &moving);
 	list_for_each_entry_safe(e, tmp, &moving, list) {
@@ -944,6 +1016,7 @@ int callout_core_init(void)
 		INIT_LIST_HEAD(&base->expired);
 		hrtimer_setup(&base->timer, callout_tick, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_ABS_PINNED_SOFT);
+		INIT_CSD(&base->kick, callout_kick, base);
 		base->timer_tick = TW_NEVER;
 		base->cpu = cpu;
 		ret = tw_init(&base->wheel, callout_ops, &geo, now);
@@ -993,6 +1066,11 @@ void callout_core_exit(void)
 	 * no expiry touches the hash while it is taken down; then the
 	 * timeouts kernel callers left behind are cancelled and freed.
 	 */
+	for_each_possible_cpu(cpu)
+		while (atomic_read(&per_cpu_ptr(callout_bases, cpu)->kick_pending))
+			cpu_relax();
+	/* A kick that has started runs with interrupts off: wait it out. */
+	synchronize_rcu();
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(callout_bases, cpu)->timer);
 	rhltable_free_and_destroy(&callout_hash, callout_to_free, NULL);
