@@ -653,6 +653,16 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 
 	spin_lock_bh(&base->expiry_lock);
 	spin_lock_irq(&base->lock);
+	/*
+	 * A base's funcs run on its CPU while that CPU is up: __program()
+	 * never starts the hrtimer elsewhere. Once it is going down the
+	 * hrtimer core moves its hrtimers away, and they may fire anywhere
+	 * until callout_cpu_dead() has taken the callouts.
+	 */
+	if (WARN_ONCE(base->cpu != smp_processor_id() && cpu_online(base->cpu),
+		      "callout: the tick of cpu%u runs on cpu%u\n", base->cpu,
+		      smp_processor_id()))
+		base->stats.ticks_off_cpu++;
 	WRITE_ONCE(base->timer_tick, TW_NEVER);
 	base->stats.ticks_run++;
 	/* For the tracepoint: what this run adds to the counters. */

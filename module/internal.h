@@ -39,6 +39,8 @@ static_assert(!(CALLOUT_EXPIRING & TW_PENDING));
  * @stayed_running:	sets on another CPU that left a callout here, its func
  *			running here
  * @kicks:		IPIs from other CPUs to start this base's hrtimer
+ * @ticks_off_cpu:	runs of this base's tick on another CPU while this one
+ *			was up (each a bug, and a WARN the first time)
  */
 struct callout_cpu_stats {
 	u64 set;
@@ -52,6 +54,7 @@ struct callout_cpu_stats {
 	u64 stayed_busy;
 	u64 stayed_running;
 	u64 kicks;
+	u64 ticks_off_cpu;
 };
 
 /**
