@@ -6,17 +6,17 @@
 # for it), or the callout's func runs on X at that moment. Either way X's
 # hrtimer may have to fire earlier; Y must not start it itself (a pinned
 # hrtimer started on Y moves to Y, and X's funcs would run there) but kick
-# X. callout_client.ko test=remote (module/callout_client.c) takes both
-# ways, from two threads on two CPUs, for a second a round; this script
-# reads the counters in debugfs and checks that:
-#  - both ways were taken (remote_stays_lock_busy, remote_stays_func_running),
-#    in up to 30 rounds, until each has moved 100 times. Both need the two
-#    vCPUs to run at once (or one to be descheduled by the host inside a
-#    base lock): a host so busy that this never happens makes the case a
-#    SKIP saying so, not a failure;
-#  - no tick ran on another CPU than its base's (ticks_off_cpu, which the
-#    tick also reports with a WARN: any WARN fails the VM run); the kicks
-#    sent instead are reported.
+# X. callout_client.ko test=remote (modules/callout_client.c) takes both
+# ways, from two threads on two CPUs, for a second a round, in up to 30
+# rounds until each way has been taken 100 times (debugfs
+# remote_stays_lock_busy, remote_stays_func_running). The one case, the only
+# thing here callout can fail, is that no tick ran on another CPU than its
+# base's meanwhile (ticks_off_cpu, which the tick also reports with a WARN:
+# any WARN fails the VM run). How often each way was taken and the kicks
+# sent instead are reported, not counted: reaching the ways is the test's
+# doing, not callout's. Both need the two vCPUs to run at once (or one to be
+# descheduled by the host inside a base lock): a host so busy that neither
+# way is ever taken makes the case a SKIP saying so, not a pass.
 
 stats=/sys/kernel/debug/callout/stats
 ko_dir=/lib/modules/$(uname -r)/extra
@@ -52,7 +52,7 @@ if [ "$(grep -c '^processor' /proc/cpuinfo)" -lt 2 ]; then
 	echo "1..0 # SKIP needs two online CPUs"
 	exit 4
 fi
-echo "1..4"
+echo "1..1"
 
 busy0=$(stat remote_stays_lock_busy)
 running0=$(stat remote_stays_func_running)
@@ -76,26 +76,16 @@ dmesg | grep 'callout_client: remote' | tail -n 3 | sed 's/^/# /'
 echo "# $loaded rounds: remote_stays_lock_busy +$busy," \
 	"remote_stays_func_running +$running, kicks +$kicks, ticks_off_cpu +$off"
 
-if [ "$loaded" -eq "$i" ]; then
-	ok "callout_client.ko test=remote loads and unloads ($loaded rounds)"
-else
-	not_ok "callout_client.ko test=remote failed in round $i (see dmesg)"
-fi
-if [ "$busy" -gt 0 ]; then
-	ok "a set left $busy callouts on another CPU's base, its own base lock busy"
-else
-	ok "no set found its own base lock busy in $loaded rounds" \
+[ "$busy" -gt 0 ] || echo "# no set found its own base lock busy"
+[ "$running" -gt 0 ] || echo "# no set found its callout's func running on another CPU"
+if [ "$loaded" -ne "$i" ]; then
+	not_ok "callout_client.ko test=remote failed to load in round $i (see dmesg)"
+elif [ "$off" -ne 0 ]; then
+	not_ok "ticks_off_cpu +$off, want 0: a tick ran off its base's CPU (kicks +$kicks)"
+elif [ "$busy" -eq 0 ] && [ "$running" -eq 0 ]; then
+	ok "no set left a callout on another CPU's base in $loaded rounds" \
 		"# SKIP the two vCPUs never ran at once"
-fi
-if [ "$running" -gt 0 ]; then
-	ok "a set left $running callouts on another CPU's base, their func running there"
 else
-	ok "no set found its callout's func running on another CPU in $loaded rounds" \
-		"# SKIP the two vCPUs never ran at once"
-fi
-if [ "$off" -eq 0 ]; then
 	ok "every tick ran on its base's CPU; other CPUs were kicked $kicks times"
-else
-	not_ok "ticks_off_cpu +$off, want 0 (kicks +$kicks)"
 fi
 [ "$failed" -eq 0 ]
