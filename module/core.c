@@ -351,7 +351,6 @@ static int callout_arm(struct callout *c, u64 tick, u64 now,
 		return -EINVAL;
 again:
 	base = lock_base(c, &flags);
-	was = __detach(base, c);
 
 	/*
 	 * Arm on this CPU if its lock is free at once; otherwise stay, which
@@ -361,23 +360,30 @@ again:
 	 * that runs it goes on, wherever, and callout_cpu_dead() waits for
 	 * it). Any other on the base of a CPU that is down, or not yet up,
 	 * must move: callout_cpu_dead() may hold the new lock and wait for
-	 * ours, so let go and try again.
+	 * ours, so let go, wait for the new lock without ours (spinning on
+	 * trylock could starve its holder on PREEMPT_RT) and try again. @c
+	 * is detached only once the decision is made: it stays pending across
+	 * a retry, so the return value says whether this set replaced an
+	 * arming, and no arming ends unseen in between.
 	 */
 	new = this_cpu_ptr(callout_bases);
-	if (base != new && base->running == c) {
-		base->stats.stayed_running++;
-	} else if (base != new) {
-		if (spin_trylock(&new->lock)) {
-			WRITE_ONCE(c->base, new);
-			spin_unlock(&base->lock);
-			base = new;
-		} else if (!base->online || !cpu_online(base->cpu)) {
-			spin_unlock_irqrestore(&base->lock, flags);
-			cpu_relax();
-			goto again;
-		} else {
-			base->stats.stayed_busy++;
-		}
+	if (base == new || base->running == c) {
+		if (base != new)
+			base->stats.stayed_running++;
+		was = __detach(base, c);
+	} else if (spin_trylock(&new->lock)) {
+		was = __detach(base, c);
+		WRITE_ONCE(c->base, new);
+		spin_unlock(&base->lock);
+		base = new;
+	} else if (!base->online || !cpu_online(base->cpu)) {
+		spin_unlock_irqrestore(&base->lock, flags);
+		spin_lock_irqsave(&new->lock, flags);
+		spin_unlock_irqrestore(&new->lock, flags);
+		goto again;
+	} else {
+		base->stats.stayed_busy++;
+		was = __detach(base, c);
 	}
 	c->func = func;
 	c->arg = arg;
