@@ -4,7 +4,10 @@
  * in-kernel API.
  *
  * Each CPU has a base: a wheel of the chosen scheme (tw.h), a spinlock and a
- * pinned soft hrtimer. A callout is armed on the base of the CPU that sets it.
+ * pinned soft hrtimer. A callout is armed on the base of the CPU that sets it,
+ * or stays on another's (that CPU's lock busy, or its func running there);
+ * then that CPU is kicked to start its own hrtimer, as a pinned hrtimer
+ * started from here would move here: a base's funcs run on its CPU.
  * The hrtimer is armed only while the wheel holds work, for the next tick
  * that can hold work (tickless): a CPU with nothing pending takes no timer
  * interrupts from callout.
@@ -20,11 +23,38 @@
  * CALLOUT_RUN_BUDGET a run; a longer backlog re-arms the hrtimer to come back
  * at once in a new softirq run, so a burst cannot hog the CPU.
  *
- * Locking: base->lock (irqsave) protects the base and the state of every
- * callout on it. A callout moves to another base only with both locks held
- * (the second taken with spin_trylock(), so there is no lock order to
- * keep): c->base always names a base, and lock_base() retries if it
- * changed while it waited for the lock.
+ * Locking. Every lock of callout.ko, outermost first: none is taken while
+ * holding one below it in this list.
+ *
+ *   file->read_lock     dev.c, a mutex: one reader of a file at a time
+ *   base->expiry_lock   held by the tick across a run of funcs (BHs off)
+ *   callout_func_map    lockdep only: "a func runs", inside expiry_lock
+ *   file->lock          dev.c, the file lock (BHs off); uc_fire(), a func,
+ *                       takes it in the tick; the func/arg hash's bucket
+ *                       locks and the file's wait queue nest inside it
+ *   base->lock          a base and its callouts (interrupts off); only the
+ *                       hrtimer core's own locks nest inside it
+ *
+ * That is expiry_lock -> file lock -> base lock, and the read mutex ->
+ * file lock (never taken in the tick, nor under expiry_lock). Rules that
+ * follow:
+ *
+ * - base->lock protects the base and the state of every callout on it. A
+ *   callout moves to another base only with both base locks held, the
+ *   second taken with spin_trylock(), so two base locks have no order:
+ *   c->base always names a base, and lock_base() retries if it changed
+ *   while it waited. callout_cpu_dead() alone takes a second one outright
+ *   (the dead CPU's, under its own), and callout_arm() lets go of a dead
+ *   CPU's base rather than wait for it.
+ * - A func runs with no base lock held; it may take a file lock and set
+ *   callouts (base locks). callout_unset_sync() waits for funcs, so its
+ *   caller holds no lock that any func takes: not only its own callout's
+ *   func, since a waiter on expiry_lock may wait out the rest of a run.
+ *   Lockdep checks this on every call, not only when it waits
+ *   (callout_func_map). A file lock holder cancels with
+ *   callout_try_unset_sync(), which never waits.
+ * - A helper whose name starts with __ is called with the lock it works
+ *   under held, and says so with lockdep_assert_held().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,6 +77,39 @@ const struct tw_ops *callout_ops;
 static u64 callout_max_ns;	/* callout_max_timeout_ns() */
 static u64 callout_max_ticks;	/* the same in ticks */
 static enum cpuhp_state callout_hp_state;
+
+/*
+ * "A func runs", for lockdep, as timer.c couples call_timer_fn() and
+ * timer_delete_sync(): the tick holds it around each func, and
+ * callout_unset_sync() takes and drops it on every call, so a caller that
+ * holds a lock some func takes is reported the first time it calls, not
+ * only on the day it happens to wait. One map for all callouts, where
+ * timer.c has one per timer: a waiter on expiry_lock may wait for the rest
+ * of the run, whatever funcs that holds, so a lock held across
+ * callout_unset_sync() must be one that no func takes.
+ */
+#ifdef CONFIG_LOCKDEP
+static struct lock_class_key callout_func_key;
+static struct lockdep_map callout_func_map =
+	STATIC_LOCKDEP_MAP_INIT("callout_func", &callout_func_key);
+#endif
+
+/*
+ * Tell lockdep that the caller waits for funcs, whether or not it will: if
+ * it reports here, the caller holds a lock that some func takes. Interrupts
+ * off, as timer.c does: the map is held in softirq context.
+ */
+static void wait_for_funcs_map(void)
+{
+#ifdef CONFIG_LOCKDEP
+	unsigned long flags;
+
+	local_irq_save(flags);
+	lock_map_acquire(&callout_func_map);
+	lock_map_release(&callout_func_map);
+	local_irq_restore(flags);
+#endif
+}
 
 u64 callout_now_ns(void)
 {
@@ -105,19 +168,82 @@ static struct callout_base *lock_base(struct callout *c, unsigned long *flags)
 	}
 }
 
-/* Arm the base's hrtimer for @tick unless it is already armed earlier. */
-static void __arm_base(struct callout_base *base, u64 tick)
+/*
+ * Start the base's hrtimer for @tick, 0 meaning as soon as possible (see
+ * __arm_soon()). On the base's own CPU, or on any while that one is down.
+ */
+static void start_tick(struct callout_base *base, u64 tick)
 {
 	u64 ns;
 
+	if (!tick)
+		ns = callout_now_ns() + 1;
+	else if (tick < div64_u64(KTIME_MAX, callout_tick_ns_param))
+		ns = tick * callout_tick_ns_param;
+	else
+		ns = KTIME_MAX;
+	hrtimer_start(&base->timer, ns_to_ktime(ns),
+		      HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+/*
+ * The kick: another CPU filed a callout on this base due before the hrtimer
+ * was armed for, and asks this CPU to start it. An IPI function, it runs in
+ * hard interrupt context, on PREEMPT_RT too, so it takes no base lock (a
+ * sleeping lock there). Other CPUs only ever lower timer_tick, each then
+ * sending a kick unless one is pending; pending is cleared before
+ * timer_tick is read, with full barriers on both sides, so a kick either
+ * reads the latest value or another is sent. On PREEMPT_RT a kick may read
+ * a value the tick is replacing; that costs at most one early run that
+ * finds nothing due.
+ */
+static void callout_kick(void *arg)
+{
+	struct callout_base *base = arg;
+	u64 tick;
+
+	atomic_set(&base->kick_pending, 0);
+	smp_mb();	/* pairs with atomic_xchg() in __program() */
+	tick = READ_ONCE(base->timer_tick);
+	if (tick != TW_NEVER)
+		start_tick(base, tick);
+}
+
+/*
+ * Get the base's hrtimer started for base->timer_tick, from its own CPU. A
+ * pinned hrtimer started on another CPU moves to that CPU
+ * (switch_hrtimer_base()), and the base's funcs would run there: so
+ * another CPU kicks the base's CPU instead, with an IPI, as timer.c's
+ * trigger_dyntick_cpu() wakes a remote CPU. A CPU that is down has had its
+ * hrtimers moved away by the hrtimer core until callout_cpu_dead() takes
+ * its callouts: that base's is started from here. Preemption is off from
+ * the check to the IPI, so the CPU cannot go down between them (a CPU goes
+ * down in stop_machine()).
+ */
+static void __program(struct callout_base *base)
+{
+	lockdep_assert_held(&base->lock);
+	preempt_disable();
+	if (base->cpu == smp_processor_id() || !cpu_online(base->cpu)) {
+		start_tick(base, base->timer_tick);
+	} else if (!atomic_xchg(&base->kick_pending, 1)) {
+		base->stats.kicks++;
+		/* Only with the csd in use or the CPU down: neither can be. */
+		if (WARN_ON_ONCE(smp_call_function_single_async(base->cpu,
+								&base->kick)))
+			atomic_set(&base->kick_pending, 0);
+	}
+	preempt_enable();
+}
+
+/* Arm the base's hrtimer for @tick unless it is already armed earlier. */
+static void __arm_base(struct callout_base *base, u64 tick)
+{
 	lockdep_assert_held(&base->lock);
 	if (tick >= base->timer_tick)
 		return;
-	base->timer_tick = tick;
-	ns = tick < div64_u64(KTIME_MAX, callout_tick_ns_param) ?
-		tick * callout_tick_ns_param : KTIME_MAX;
-	hrtimer_start(&base->timer, ns_to_ktime(ns),
-		      HRTIMER_MODE_ABS_PINNED_SOFT);
+	WRITE_ONCE(base->timer_tick, tick);
+	__program(base);
 }
 
 /*
@@ -131,9 +257,8 @@ static void __arm_soon(struct callout_base *base)
 	lockdep_assert_held(&base->lock);
 	if (base->timer_tick == 0)
 		return;
-	base->timer_tick = 0;
-	hrtimer_start(&base->timer, ns_to_ktime(callout_now_ns() + 1),
-		      HRTIMER_MODE_ABS_PINNED_SOFT);
+	WRITE_ONCE(base->timer_tick, 0);
+	__program(base);
 }
 
 /* Take @c off its base. Return: true if it was pending (not yet started). */
@@ -233,26 +358,39 @@ static int callout_arm(struct callout *c, u64 tick, u64 now,
 		return -EINVAL;
 again:
 	base = lock_base(c, &flags);
-	was = __detach(base, c);
 
 	/*
 	 * Arm on this CPU if its lock is free at once; otherwise stay, which
-	 * is as good. A callout whose func runs now stays where it is, so
-	 * callout_unset_sync() finds it on the base that runs it. One on the
-	 * base of a dead CPU must move: callout_cpu_dead() may hold the new
-	 * lock and wait for ours, so let go and try again.
+	 * is as good: __program() has the other CPU start its own tick. A
+	 * callout whose func runs now stays where it is, so
+	 * callout_unset_sync() finds it on the base that runs it (the run
+	 * that runs it goes on, wherever, and callout_cpu_dead() waits for
+	 * it). Any other on the base of a CPU that is down, or not yet up,
+	 * must move: callout_cpu_dead() may hold the new lock and wait for
+	 * ours, so let go, wait for the new lock without ours (spinning on
+	 * trylock could starve its holder on PREEMPT_RT) and try again. @c
+	 * is detached only once the decision is made: it stays pending across
+	 * a retry, so the return value says whether this set replaced an
+	 * arming, and no arming ends unseen in between.
 	 */
 	new = this_cpu_ptr(callout_bases);
-	if (base != new && (base->running != c || !base->online)) {
-		if (spin_trylock(&new->lock)) {
-			WRITE_ONCE(c->base, new);
-			spin_unlock(&base->lock);
-			base = new;
-		} else if (!base->online) {
-			spin_unlock_irqrestore(&base->lock, flags);
-			cpu_relax();
-			goto again;
-		}
+	if (base == new || base->running == c) {
+		if (base != new)
+			base->stats.stayed_running++;
+		was = __detach(base, c);
+	} else if (spin_trylock(&new->lock)) {
+		was = __detach(base, c);
+		WRITE_ONCE(c->base, new);
+		spin_unlock(&base->lock);
+		base = new;
+	} else if (!base->online || !cpu_online(base->cpu)) {
+		spin_unlock_irqrestore(&base->lock, flags);
+		spin_lock_irqsave(&new->lock, flags);
+		spin_unlock_irqrestore(&new->lock, flags);
+		goto again;
+	} else {
+		base->stats.stayed_busy++;
+		was = __detach(base, c);
 	}
 	c->func = func;
 	c->arg = arg;
@@ -368,11 +506,12 @@ int callout_unset(struct callout *c)
 EXPORT_SYMBOL_NS_GPL(callout_unset, CALLOUT_NS);
 
 /*
- * Cancel @c; set *@cancelled to 1 if it was pending. Return: true if its
- * func runs now, on *@basep.
+ * One pass of callout_unset_sync(), which takes the base lock itself: cancel
+ * @c; set *@cancelled to 1 if it was pending. Return: true if its func runs
+ * now, on *@basep.
  */
-static bool __unset(struct callout *c, struct callout_base **basep,
-		    int *cancelled)
+static bool unset_pass(struct callout *c, struct callout_base **basep,
+		       int *cancelled)
 {
 	struct callout_base *base;
 	unsigned long flags;
@@ -413,7 +552,9 @@ static bool __unset(struct callout *c, struct callout_base **basep,
  * most CALLOUT_RUN_BUDGET funcs.
  *
  * Context: process context, may sleep on PREEMPT_RT. Must not be called from
- * @c's own func, nor holding a lock that func takes.
+ * a func, nor holding a lock that a func takes: not only @c's, as a waiter
+ * may wait out the rest of the tick's run. With lockdep, a caller holding
+ * such a lock is reported on every call, whether it waits or not.
  * Return: as callout_unset().
  */
 int callout_unset_sync(struct callout *c)
@@ -422,7 +563,8 @@ int callout_unset_sync(struct callout *c)
 	int ret = 0;
 
 	might_sleep();
-	while (__unset(c, &base, &ret)) {
+	wait_for_funcs_map();
+	while (unset_pass(c, &base, &ret)) {
 		atomic_inc(&base->expiry_waiters);
 		spin_lock_bh(&base->expiry_lock);
 		atomic_dec(&base->expiry_waiters);
@@ -445,7 +587,7 @@ int callout_try_unset_sync(struct callout *c)
 	struct callout_base *base;
 	int ret = 0;
 
-	return __unset(c, &base, &ret) ? -EBUSY : ret;
+	return unset_pass(c, &base, &ret) ? -EBUSY : ret;
 }
 
 /**
@@ -493,7 +635,9 @@ static void run_callout(struct callout_base *base, struct callout *c,
 	count = preempt_count();
 
 	trace_callout_expire(c, func, base->cpu, due, start);
+	lock_map_acquire(&callout_func_map);
 	func(arg);
+	lock_map_release(&callout_func_map);
 	*clock = callout_now_ns();
 	took = *clock - start;
 
@@ -522,7 +666,17 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 
 	spin_lock_bh(&base->expiry_lock);
 	spin_lock_irq(&base->lock);
-	base->timer_tick = TW_NEVER;
+	/*
+	 * A base's funcs run on its CPU while that CPU is up: __program()
+	 * never starts the hrtimer elsewhere. Once it is going down the
+	 * hrtimer core moves its hrtimers away, and they may fire anywhere
+	 * until callout_cpu_dead() has taken the callouts.
+	 */
+	if (WARN_ONCE(base->cpu != smp_processor_id() && cpu_online(base->cpu),
+		      "callout: the tick of cpu%u runs on cpu%u\n", base->cpu,
+		      smp_processor_id()))
+		base->stats.ticks_off_cpu++;
+	WRITE_ONCE(base->timer_tick, TW_NEVER);
 	base->stats.ticks_run++;
 	/* For the tracepoint: what this run adds to the counters. */
 	examined = base->wheel.stats.examined;
@@ -605,7 +759,7 @@ static int callout_cpu_dead(unsigned int cpu)
 	new = this_cpu_ptr(callout_bases);
 	spin_lock_irq(&new->lock);
 	spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
-	old->timer_tick = TW_NEVER;
+	WRITE_ONCE(old->timer_tick, TW_NEVER);
 	tw_drain(&old->wheel, &moving);
 	list_splice_tail_init(&old->expired, &moving);
 	list_for_each_entry_safe(e, tmp, &moving, list) {
@@ -871,6 +1025,7 @@ int callout_core_init(void)
 		INIT_LIST_HEAD(&base->expired);
 		hrtimer_setup(&base->timer, callout_tick, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_ABS_PINNED_SOFT);
+		INIT_CSD(&base->kick, callout_kick, base);
 		base->timer_tick = TW_NEVER;
 		base->cpu = cpu;
 		ret = tw_init(&base->wheel, callout_ops, &callout_geo, now);
@@ -920,6 +1075,11 @@ void callout_core_exit(void)
 	 * no expiry touches the hash while it is taken down; then the
 	 * timeouts kernel callers left behind are cancelled and freed.
 	 */
+	for_each_possible_cpu(cpu)
+		while (atomic_read(&per_cpu_ptr(callout_bases, cpu)->kick_pending))
+			cpu_relax();
+	/* A kick that has started runs with interrupts off: wait it out. */
+	synchronize_rcu();
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(callout_bases, cpu)->timer);
 	rhltable_free_and_destroy(&callout_hash, callout_to_free, NULL);

@@ -5,8 +5,11 @@
  *
  * Each open file owns its callouts (struct ucallout), found by handle in the
  * file's handle table. The file lock protects the table, the event queue,
- * the spare ucallouts and every ucallout's user-side state. Lock order: file
- * lock, then a base lock (taken inside callout_set_from()).
+ * the spare ucallouts and every ucallout's user-side state. Lock order (the
+ * whole of it is at the top of core.c): the read mutex, then the file lock,
+ * then a base lock (taken inside callout_set_from()); the file lock is
+ * taken in the tick too (uc_fire()), so it is never held across
+ * callout_unset_sync(). A __ helper is called with the file lock held.
  *
  * The handle table is an array of slots (a genradix): slot i holds the
  * callout whose handle is (gen << 32 | i), gen being the slot's generation.
@@ -166,6 +169,7 @@ static struct ucallout *__uc_lookup(struct callout_file *f, u64 handle)
 	u32 idx = lower_32_bits(handle);
 	struct uc_slot *s;
 
+	lockdep_assert_held(&f->lock);
 	if (!idx || idx >= f->nr_slots)
 		return NULL;
 	s = genradix_ptr(&f->slots, idx);
@@ -173,7 +177,7 @@ static struct ucallout *__uc_lookup(struct callout_file *f, u64 handle)
 }
 
 /*
- * Take a free slot for a new callout.
+ * Take a free slot for a new callout; the file lock is held.
  * Return: the slot; ERR_PTR(-EAGAIN), with the index of the slot whose page
  * must be allocated first in @*idx; ERR_PTR(-ENOSPC) if every index is used.
  */
@@ -181,6 +185,7 @@ static struct uc_slot *__uc_slot_take(struct callout_file *f, u32 *idx)
 {
 	struct uc_slot *s = f->free_slot;
 
+	lockdep_assert_held(&f->lock);
 	if (s) {
 		f->free_slot = s->next_free;
 		return s;
@@ -196,9 +201,10 @@ static struct uc_slot *__uc_slot_take(struct callout_file *f, u32 *idx)
 	return s;
 }
 
-/* Free slot @s: its next handle is one never given. */
+/* Free slot @s: its next handle is one never given. The file lock is held. */
 static void __uc_slot_free(struct callout_file *f, struct uc_slot *s)
 {
+	lockdep_assert_held(&f->lock);
 	s->uc = NULL;
 	if (s->gen == U32_MAX)
 		return;		/* retired: all its handles are spent */
@@ -285,6 +291,7 @@ static struct ucallout *uc_get(struct callout_file *f, bool timeout)
  */
 static void __uc_put(struct callout_file *f, struct ucallout *uc)
 {
+	lockdep_assert_held(&f->lock);
 	f->nr_uc--;
 	atomic_long_dec(&callout_user_total);
 	if (uc_has(uc, UC_TIMEOUT)) {
@@ -376,6 +383,7 @@ unlock:
 /* Take @uc, which is queued, off the event queue; the file lock is held. */
 static void __uc_unqueue(struct callout_file *f, struct ucallout *uc)
 {
+	lockdep_assert_held(&f->lock);
 	list_del(&uc->ev);
 	uc->uflags &= ~UC_QUEUED;
 	f->nr_events--;
@@ -384,6 +392,7 @@ static void __uc_unqueue(struct callout_file *f, struct ucallout *uc)
 /* A cancel withdraws @uc's event if one is queued; the file lock is held. */
 static void __uc_dequeue(struct callout_file *f, struct ucallout *uc)
 {
+	lockdep_assert_held(&f->lock);
 	if (uc_has(uc, UC_QUEUED)) {
 		__uc_unqueue(f, uc);
 		f->events_taken++;
@@ -397,6 +406,7 @@ static void __uc_dequeue(struct callout_file *f, struct ucallout *uc)
  */
 static bool __uc_claim(struct callout_file *f, struct ucallout *uc)
 {
+	lockdep_assert_held(&f->lock);
 	if (uc->slot->uc != uc)
 		return false;
 	__uc_slot_free(f, uc->slot);
@@ -666,6 +676,7 @@ static struct ucallout *__peek_event(struct callout_file *f,
 {
 	struct ucallout *uc;
 
+	lockdep_assert_held(&f->lock);
 	uc = list_first_entry_or_null(&f->events, struct ucallout, ev);
 	if (!uc)
 		return NULL;
@@ -683,14 +694,17 @@ static struct ucallout *__peek_event(struct callout_file *f,
 }
 
 /*
- * Consume the event @ev just copied from @uc. Expiries counted after the
- * copy stay queued as a new event, at the tail: the next read() returns it.
+ * Consume the event @ev just copied from @uc; the file lock is held.
+ * Expiries counted after the copy stay queued as a new event, at the tail:
+ * the next read() returns it.
  */
 static void __take_event(struct callout_file *f, struct ucallout *uc,
 			 const struct callout_event *ev)
 {
-	u32 more = uc->overrun - ev->overrun;
+	u32 more;
 
+	lockdep_assert_held(&f->lock);
+	more = uc->overrun - ev->overrun;
 	if (more) {
 		uc->overrun = more - 1;
 		list_move_tail(&uc->ev, &f->events);
@@ -823,11 +837,18 @@ static int callout_release(struct inode *inode, struct file *file)
 	f->nr_events = 0;
 	spin_unlock_bh(&f->lock);
 
-	/* Fired one-shots are only on the queue; periodic ones in the table. */
+	/*
+	 * Fired one-shots are only on the queue; periodic ones in the table.
+	 * uflags change only under the file lock, as everywhere: one section
+	 * an event, so BHs are never off for a whole queue.
+	 */
 	list_for_each_entry_safe(uc, tmp, &unread, ev) {
+		spin_lock_bh(&f->lock);
 		uc->uflags &= ~UC_QUEUED;
 		if (uc_has(uc, UC_FIRED))
-			uc_put(f, uc);
+			__uc_put(f, uc);
+		spin_unlock_bh(&f->lock);
+		cond_resched();
 	}
 	/* Expiries see ->closing and leave the table alone from here on. */
 	for (idx = 1; idx < f->nr_slots; idx++) {

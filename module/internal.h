@@ -8,6 +8,7 @@
 
 #include <linux/callout.h>
 #include <linux/hrtimer.h>
+#include <linux/smp.h>
 #include <linux/percpu.h>
 #include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
@@ -33,6 +34,13 @@ static_assert(!(CALLOUT_EXPIRING & TW_PENDING));
  * @max_late_ns:	largest fired - due seen
  * @slowest_ns:		slowest callback
  * @deferred:		runs that hit the per-run budget and came back at once
+ * @stayed_busy:	sets on another CPU that left a callout here, that
+ *			CPU's base lock being busy
+ * @stayed_running:	sets on another CPU that left a callout here, its func
+ *			running here
+ * @kicks:		IPIs from other CPUs to start this base's hrtimer
+ * @ticks_off_cpu:	runs of this base's tick on another CPU while this one
+ *			was up (each a bug, and a WARN the first time)
  */
 struct callout_cpu_stats {
 	u64 set;
@@ -43,6 +51,10 @@ struct callout_cpu_stats {
 	u64 max_late_ns;
 	u64 slowest_ns;
 	u64 deferred;
+	u64 stayed_busy;
+	u64 stayed_running;
+	u64 kicks;
+	u64 ticks_off_cpu;
 };
 
 /**
@@ -51,8 +63,12 @@ struct callout_cpu_stats {
  * @wheel:	the timer scheme instance
  * @expired:	collected callouts whose func has not started yet
  * @running:	the callout whose func runs now, or NULL
- * @timer:	the tick; armed only while work can be due (tickless)
- * @timer_tick:	the tick @timer is armed for, TW_NEVER when not armed
+ * @timer:	the tick; armed only while work can be due (tickless), and
+ *		only by this CPU while it is up (core.c's __program())
+ * @timer_tick:	the tick @timer is armed for, or is being armed for by a
+ *		kick; TW_NEVER when not armed. Read by @kick without the lock
+ * @kick:	another CPU's request to this one to start @timer (an IPI)
+ * @kick_pending: @kick is sent and has not started yet
  * @expiry_lock: held by the tick while funcs run; callout_unset_sync()
  *		waits on it instead of spinning (PREEMPT_RT safe)
  * @expiry_waiters: callout_unset_sync() callers about to wait on or
@@ -69,6 +85,8 @@ struct callout_base {
 	struct callout *running;
 	struct hrtimer timer;
 	u64 timer_tick;
+	call_single_data_t kick;
+	atomic_t kick_pending;
 	spinlock_t expiry_lock;		/* see above */
 	atomic_t expiry_waiters;
 	unsigned int cpu;

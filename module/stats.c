@@ -43,6 +43,10 @@ static void snapshot_add(struct callout_snapshot *t,
 	t->cpu.expired += s->cpu.expired;
 	t->cpu.ticks_run += s->cpu.ticks_run;
 	t->cpu.deferred += s->cpu.deferred;
+	t->cpu.stayed_busy += s->cpu.stayed_busy;
+	t->cpu.stayed_running += s->cpu.stayed_running;
+	t->cpu.kicks += s->cpu.kicks;
+	t->cpu.ticks_off_cpu += s->cpu.ticks_off_cpu;
 	t->cpu.max_late_ns = max(t->cpu.max_late_ns, s->cpu.max_late_ns);
 	t->cpu.slowest_ns = max(t->cpu.slowest_ns, s->cpu.slowest_ns);
 	for (i = 0; i < CALLOUT_LATE_BUCKETS; i++)
@@ -95,6 +99,11 @@ static void show_snapshot(struct seq_file *m, const char *p,
 	seq_printf(m, "%smigrations: %llu\n", p, s->wheel.migrations);
 	seq_printf(m, "%slongest_chain: %llu\n", p, s->wheel.max_chain);
 	seq_printf(m, "%sdeferred_runs: %llu\n", p, s->cpu.deferred);
+	seq_printf(m, "%sremote_stays_lock_busy: %llu\n", p, s->cpu.stayed_busy);
+	seq_printf(m, "%sremote_stays_func_running: %llu\n", p,
+		   s->cpu.stayed_running);
+	seq_printf(m, "%skicks: %llu\n", p, s->cpu.kicks);
+	seq_printf(m, "%sticks_off_cpu: %llu\n", p, s->cpu.ticks_off_cpu);
 	seq_printf(m, "%sslowest_callback_ns: %llu\n", p, s->cpu.slowest_ns);
 	seq_printf(m, "%slateness_max_ns: %llu\n", p, s->cpu.max_late_ns);
 	seq_printf(m, "%slateness_us_lt_1: %llu\n", p, s->cpu.late[0]);

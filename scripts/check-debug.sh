@@ -6,7 +6,10 @@
 # scripts/debug-kernel.sh (KASAN, lockdep, debug objects, kmemleak, UBSAN,
 # DEBUG_LIST) on 4 vCPUs, then two kmemleak scans more than 5 s apart with
 # callout.ko still loaded; any leak it reports fails, and so does any splat
-# (scripts/vm.sh scans the kernel log). The last line is, as for make check,
+# (scripts/vm.sh scans the kernel log). Then a second boot of its own plants
+# a lock inversion between a func and callout_unset_sync() (callout_client
+# test=inversion) and passes only if lockdep reports exactly that, on the
+# first call (see inversion_script). The last line is, as for make check,
 #
 #	N passed, N failed
 #
@@ -88,6 +91,49 @@ echo "ok 1 kmemleak: no leak after two scans (callout.ko loaded)"
 EOF
 }
 
+# The guest's part of the planted-inversion boot. callout_client.ko
+# test=inversion lets a func take a spinlock, and once it has run calls
+# callout_unset_sync() holding that spinlock: the func does not run then, so
+# only lockdep's map between funcs and callout_unset_sync() can see it. It
+# must report a circular dependency between callout_func and the client's
+# inversion_lock, in callout_unset_sync(); might_sleep() reports the call
+# too (a spinlock held across a call that may sleep). vm.sh is told to
+# expect exactly those two splat lines (and the W taint they leave) and
+# nothing else; every other boot still fails on any.
+inversion_script() {
+	cat <<'EOF'
+#!/bin/sh
+ko=/lib/modules/$(uname -r)/extra/callout_client.ko
+n=0 failed=0
+result() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=1; fi
+}
+# after PATTERN N: the N lines that follow the first line with PATTERN
+after() {
+	dmesg | grep -A "$2" -m 1 -- "$1" | tail -n "$2"
+}
+echo "TAP version 13"
+echo "1..4"
+insmod "$ko" test=inversion
+result $? "insmod callout_client.ko test=inversion: its func ran, the planted call returned"
+rmmod callout_client
+dmesg | grep -A 40 'possible circular locking dependency' | sed 's/^/# /'
+reports=$(dmesg | grep -c 'possible circular locking dependency detected')
+result $((reports != 1)) "lockdep: one circular dependency report ($reports)"
+trying=$(after 'is trying to acquire lock:' 1)
+holding=$(after 'but task is already holding lock:' 1)
+case $trying$holding in
+*'(callout_func)'*'at: callout_unset_sync'*'(inversion_lock)'*) ok=0 ;;
+*) ok=1 ;;
+esac
+result $ok "lockdep: callout_unset_sync() takes callout_func holding the func's inversion_lock"
+dmesg | grep -q 'sleeping function called from invalid context at .*core\.c'
+result $? "might_sleep(): the planted call is also a spinlock held across callout_unset_sync()"
+exit $failed
+EOF
+}
+
 debug_build() {
 	local dir
 	dir=$("$top/scripts/debug-kernel.sh")
@@ -114,6 +160,17 @@ debug_main() {
 			--add "$logs/check-debug-guest.sh" -- check-debug-guest.sh || rc=$?
 		account "kselftests and kmemleak under $kver ($smp vCPUs)" "$logs/vm.log" \
 			"$([ "$rc" -eq 0 ] || echo "vm.sh exited $rc")"
+
+		rc=0
+		inversion_script >"$logs/check-debug-inversion.sh"
+		chmod 755 "$logs/check-debug-inversion.sh"
+		step inversion env CALLOUT_VM_NOBUILD=1 scripts/vm.sh run --kernel "$kver" \
+			--smp 2 --params "$params" \
+			--expect-splat 'WARNING: possible circular locking dependency detected' \
+			--expect-splat 'BUG: sleeping function called from invalid context at .*core\.c' \
+			--add "$logs/check-debug-inversion.sh" -- check-debug-inversion.sh || rc=$?
+		account "planted func/unset_sync inversion, lockdep's report expected" \
+			"$logs/inversion.log" "$([ "$rc" -eq 0 ] || echo "vm.sh exited $rc")"
 	fi
 
 	echo "# ===================="

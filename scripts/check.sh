@@ -211,6 +211,34 @@ self_suite() {
 	else
 		echo "not ok $n vm.sh taint_problems"
 	fi
+	# --expect-splat, for the one boot that plants a bug on purpose.
+	local circ='[    9.000001] WARNING: possible circular locking dependency detected'
+	local slp='[    9.000002] BUG: sleeping function called from invalid context at m/core.c:9'
+	local other='[    9.000003] WARNING: CPU: 0 PID: 1 at x.c:5 f+0x5/0x10'
+	local re1='possible circular locking dependency detected'
+	local re2='sleeping function called from invalid context at .*core\.c'
+	n=$((n + 1))
+	if vm_fn expected_splats '' 2>/dev/null &&
+	   ! vm_fn expected_splats "$circ" 2>/dev/null; then
+		echo "ok $n vm.sh expected_splats: without --expect-splat any splat fails"
+	else
+		echo "not ok $n vm.sh expected_splats: without --expect-splat"
+	fi
+	n=$((n + 1))
+	if vm_fn expected_splats "$circ"$'\n'"$slp" "$re1" "$re2" 2>/dev/null; then
+		echo "ok $n vm.sh expected_splats: the expected splats, once each, pass"
+	else
+		echo "not ok $n vm.sh expected_splats: the expected splats fail"
+	fi
+	n=$((n + 1))
+	if ! vm_fn expected_splats "$circ" "$re1" "$re2" 2>/dev/null &&
+	   ! vm_fn expected_splats "$circ"$'\n'"$slp"$'\n'"$other" "$re1" "$re2" 2>/dev/null &&
+	   ! vm_fn expected_splats "$circ"$'\n'"${circ/9.000001/9.500001}"$'\n'"$slp" \
+		"$re1" "$re2" 2>/dev/null; then
+		echo "ok $n vm.sh expected_splats: a missing, an extra or a second one fails"
+	else
+		echo "not ok $n vm.sh expected_splats: lets a missing, extra or second splat pass"
+	fi
 	n=$((n + 1))
 	printf '%s\n' 'TAP version 13' '1..3' '# selftests: callout: a' \
 		'# ok 1 a.x' '# not ok 2 a.y' '# ok 3 a.z # SKIP why' \

@@ -7,7 +7,7 @@
 #
 # Usage:
 #   scripts/vm.sh run [--add PATH]... [--smp N] [--mem MB] [--kernel KVER]
-#                     [--params 'k=v ...'] -- CMD [ARG]...
+#                     [--params 'k=v ...'] [--expect-splat ERE]... -- CMD [ARG]...
 #   scripts/vm.sh shell [same options, no CMD]
 #
 # --kernel debug: the KASAN/lockdep/kmemleak kernel of debug-kernel.sh
@@ -21,6 +21,10 @@
 #              guest did not finish, a kernel splat (WARNING, BUG, Oops,
 #              KASAN, UBSAN, lockdep, scheduling while atomic, hung task, RCU
 #              stall, ...) in the kernel log, or a W/D/L/B taint.
+# --expect-splat ERE: for a boot that plants a bug on purpose (check-debug's
+#        lockdep boot): exactly one splat line must match each ERE, every
+#        splat line must match one, and a W taint (which those may leave)
+#        is allowed; D/L/B still fail. Without it, any splat fails the run.
 # shell: the same guest with an interactive shell; `exit` powers off
 #        (Ctrl-A x quits QEMU).
 #
@@ -66,6 +70,35 @@ scan_log() {
 			if (!seen[$0]++) { print; n++ }
 		}
 		END { exit n > 0 }' "$@"
+}
+
+# expected_splats LINES [ERE]...: LINES are scan_log's splat lines. With no
+# ERE, fail on any of them; with EREs (--expect-splat), on a line that no
+# ERE matches, and on an ERE that matches other than exactly one line.
+# Prints why it fails.
+expected_splats() {
+	local lines=$1 re n line ok=0
+	shift
+	local -A seen=()
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		for re in "$@"; do
+			if grep -qE -- "$re" <<<"$line"; then
+				seen[$re]=$((${seen[$re]:-0} + 1))
+				continue 2
+			fi
+		done
+		echo "vm.sh: FAIL: kernel splat: $line" >&2
+		ok=1
+	done <<<"$lines"
+	for re in "$@"; do
+		n=${seen[$re]:-0}
+		if [ "$n" -ne 1 ]; then
+			echo "vm.sh: FAIL: $n kernel splat lines match /$re/, want exactly 1" >&2
+			ok=1
+		fi
+	done
+	return $ok
 }
 
 # taint_problems N: the taint flags of N that fail a run (W, D, L, B).
@@ -265,7 +298,7 @@ EOF
 # The final verdict from the console log, the control channel and qemu's
 # status. Prints why a run is not clean; returns the exit status.
 verdict() {
-	local qrc=$1 st rc tainted bad lines line
+	local qrc=$1 st rc tainted bad lines
 	if [ "$qrc" -eq 124 ]; then
 		echo "vm.sh: FAIL: the guest did not power off within ${limit}s (CALLOUT_VM_TIMEOUT)" >&2
 		scan_log "$work/console.log" "$work/dmesg.log" | sed 's/^/vm.sh: splat: /' >&2 || true
@@ -278,12 +311,8 @@ verdict() {
 	else
 		rc=$(sed -n 's/.* rc=\([0-9]*\).*/\1/p' <<<"$st")
 	fi
-	if lines=$(scan_log "$work/console.log" "$work/dmesg.log"); then
-		:
-	else
-		while IFS= read -r line; do
-			echo "vm.sh: FAIL: kernel splat: $line" >&2
-		done <<<"$lines"
+	lines=$(scan_log "$work/console.log" "$work/dmesg.log") || true
+	if ! expected_splats "$lines" ${expects[@]+"${expects[@]}"}; then
 		rc=125
 	fi
 	case $st in
@@ -299,6 +328,9 @@ verdict() {
 	tainted=$(sed -n 's/.* tainted=\([0-9]*\).*/\1/p' <<<"$st")
 	if [ -n "$tainted" ]; then
 		bad=$(taint_problems "$tainted")
+		# The expected splats may taint W; any other WARNING is a splat.
+		[ ${#expects[@]} -eq 0 ] || bad=${bad//W(warning)/}
+		bad=${bad# }
 		if [ -n "$bad" ]; then
 			echo "vm.sh: FAIL: kernel tainted $tainted: $bad" >&2
 			rc=125
@@ -316,7 +348,7 @@ main() {
 	*) usage 2 >&2 ;;
 	esac
 
-	adds=() smp=2 mem=1024 kver='' params='' cmd=()
+	adds=() smp=2 mem=1024 kver='' params='' cmd=() expects=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--add) [ $# -ge 2 ] || die "--add needs a PATH"; adds+=("$2"); shift 2 ;;
@@ -324,6 +356,7 @@ main() {
 		--mem) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--mem needs MB"; mem=$2; shift 2 ;;
 		--kernel) [ -n "${2:-}" ] || die "--kernel needs a KVER"; kver=$2; shift 2 ;;
 		--params) [ $# -ge 2 ] || die "--params needs 'k=v ...'"; params=$2; shift 2 ;;
+		--expect-splat) [ -n "${2:-}" ] || die "--expect-splat needs an ERE"; expects+=("$2"); shift 2 ;;
 		--) shift; cmd=("$@"); break ;;
 		-h|--help) usage 0 ;;
 		*) die "unknown argument '$1' (CMD goes after --)" ;;

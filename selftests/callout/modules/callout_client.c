@@ -23,6 +23,19 @@
  * test=rearm0	arm n callouts whose funcs set themselves again for 0 ticks
  *		for storm_ms: runs stay within the budget, the softirq comes
  *		back in separate runs, and callout_unset_sync() ends it.
+ * test=remote	for remote_ms, two threads on two CPUs set a shared handful of
+ *		callouts at random, so each set often finds the callout on
+ *		the other CPU's base and its own base lock busy (it stays
+ *		there), and one callout is set from the second CPU while its
+ *		func runs on the first (it stays there too): the two ways a
+ *		callout stays on another CPU's base. The kernel's counters
+ *		say how often each was taken (remote_test.sh), and the tick
+ *		asserts that it runs on its own CPU.
+ * test=inversion	a planted bug, for a lockdep kernel only: a func takes
+ *		a lock, and once it has run, callout_unset_sync() is called
+ *		holding that lock. The load succeeds; lockdep must report the
+ *		inversion at that call, though the func does not run then
+ *		(scripts/check-debug.sh boots once for this alone).
  *
  * A test that fails makes the load fail (-EINVAL) with a "callout_client:"
  * line saying why; "cpu" tells the test which CPU the callouts used.
@@ -57,7 +70,7 @@ MODULE_PARM_DESC(hold, "callouts to keep armed until unload");
 
 static char *test = "";
 module_param(test, charp, 0444);
-MODULE_PARM_DESC(test, "stall, backlog or rearm0: run that test at load");
+MODULE_PARM_DESC(test, "stall, backlog, rearm0, remote or inversion: run that test at load");
 
 static unsigned int n = 1000;
 module_param(n, uint, 0444);
@@ -70,6 +83,10 @@ MODULE_PARM_DESC(stall_ms, "how long the stall test keeps softirqs off");
 static unsigned int storm_ms = 5000;
 module_param(storm_ms, uint, 0444);
 MODULE_PARM_DESC(storm_ms, "how long the rearm0 funcs keep setting themselves");
+
+static unsigned int remote_ms = 2000;
+module_param(remote_ms, uint, 0444);
+MODULE_PARM_DESC(remote_ms, "how long the remote test sets callouts");
 
 static int cpu = -1;
 module_param(cpu, int, 0444);
@@ -357,6 +374,212 @@ static int test_rearm0(void)
 	return ret;
 }
 
+/*
+ * test=remote. The busy way: threads on CPUs a and b set the same
+ * REMOTE_SHARED callouts at random, for 1..64 ticks. A set moves the
+ * callout to its own CPU's base if it can take that base's lock at once;
+ * the other thread, setting a callout that lives there, often holds it,
+ * and then the callout stays on the other base, due perhaps earlier than
+ * that base's hrtimer. The running way: a handshake. The func of one
+ * callout on CPU a waits (at most 2 ms) for the thread on b to set the
+ * callout again while it runs; that set must leave it on a's base.
+ * Neither way depends on timing to be correct, only to be reached: the
+ * counters say how often it was (remote_test.sh checks they moved).
+ */
+#define REMOTE_SHARED	16
+
+struct remote {
+	unsigned int cpu_a, cpu_b;
+	u64 end_busy_ns, end_ns;
+	atomic_t ready;
+	struct completion done[2];
+};
+
+static struct remote remote;
+static int hand_running;	/* the handshake func runs, waiting for b */
+static int hand_acked;		/* b has set it again meanwhile */
+static int hand_lost;		/* it ran off cpu a: a must set it again */
+static atomic_t hand_hits, hand_misses, busy_sets;
+
+static void busy_func(void *arg)
+{
+	atomic_inc(&fired);
+}
+
+static void hand_func(void *arg)
+{
+	struct probe *p = arg;
+	u64 until = ktime_get_ns() + 2 * NSEC_PER_MSEC;
+
+	/* b set it while it was not running, and took it: a takes it back. */
+	if (smp_processor_id() != remote.cpu_a) {
+		WRITE_ONCE(hand_lost, 1);
+		return;
+	}
+	WRITE_ONCE(hand_acked, 0);
+	/* b sees acked cleared once it sees running set */
+	smp_store_release(&hand_running, 1);
+	/* and what b's set did before it acked, once this sees it */
+	while (!smp_load_acquire(&hand_acked) && ktime_get_ns() < until)
+		cpu_relax();
+	WRITE_ONCE(hand_running, 0);
+	if (READ_ONCE(hand_acked)) {
+		atomic_inc(&hand_hits);		/* b set it again: pending */
+	} else {
+		atomic_inc(&hand_misses);
+		if (ktime_get_ns() < remote.end_ns)
+			callout_set(&p->c, 1, hand_func, p);
+	}
+}
+
+static u32 xorshift(u32 *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+static int remote_thread(void *arg)
+{
+	unsigned int me = (uintptr_t)arg, i = 0;
+	struct probe *hand = &probes[REMOTE_SHARED];
+	u32 rnd = get_random_u32() | 1;
+	struct probe *p;
+
+	/* Both threads start together, or the first has the field alone. */
+	atomic_inc(&remote.ready);
+	while (atomic_read(&remote.ready) < 2)
+		cpu_relax();
+	while (ktime_get_ns() < remote.end_busy_ns) {
+		p = &probes[xorshift(&rnd) % REMOTE_SHARED];
+		callout_set(&p->c, 1 + xorshift(&rnd) % 64, busy_func, p);
+		atomic_inc(&busy_sets);
+		if (!(++i % 256))
+			cond_resched();
+	}
+	if (me == 0)
+		callout_set(&hand->c, 1, hand_func, hand);
+	while (me == 0 && ktime_get_ns() < remote.end_ns) {
+		if (READ_ONCE(hand_lost)) {
+			WRITE_ONCE(hand_lost, 0);
+			callout_set(&hand->c, 1, hand_func, hand);
+		}
+		usleep_range(200, 500);
+	}
+	while (me == 1 && ktime_get_ns() < remote.end_ns) {
+		/* pairs with hand_func()'s release: acked is cleared */
+		if (smp_load_acquire(&hand_running) && !READ_ONCE(hand_acked)) {
+			callout_set(&hand->c, 1, hand_func, hand);
+			/* pairs with hand_func()'s acquire */
+			smp_store_release(&hand_acked, 1);
+		}
+		cpu_relax();
+		if (!(++i % 4096))
+			cond_resched();
+	}
+	/* Module code ends here: exit without returning into it. */
+	kthread_complete_and_exit(&remote.done[me], 0);
+}
+
+static int test_remote(void)
+{
+	struct task_struct *t[2];
+	unsigned int i;
+	u64 now;
+
+	if (n <= REMOTE_SHARED)
+		return -EINVAL;
+	remote.cpu_a = cpumask_first(cpu_online_mask);
+	remote.cpu_b = cpumask_next(remote.cpu_a, cpu_online_mask);
+	if (remote.cpu_b >= nr_cpu_ids) {
+		pr_err("remote: needs two online CPUs\n");
+		return -ENODEV;
+	}
+	for (i = 0; i <= REMOTE_SHARED; i++)
+		callout_init(&probes[i].c);
+	now = ktime_get_ns();
+	remote.end_busy_ns = now + remote_ms / 2 * NSEC_PER_MSEC;
+	remote.end_ns = now + remote_ms * (u64)NSEC_PER_MSEC;
+	for (i = 0; i < 2; i++) {
+		init_completion(&remote.done[i]);
+		t[i] = kthread_create(remote_thread, (void *)(uintptr_t)i,
+				      "callout_remote/%u", i);
+		if (IS_ERR(t[i])) {
+			/* The first, if any, waits for the second forever. */
+			if (i)
+				kthread_stop(t[0]);
+			return PTR_ERR(t[i]);
+		}
+		kthread_bind(t[i], i ? remote.cpu_b : remote.cpu_a);
+	}
+	wake_up_process(t[0]);
+	wake_up_process(t[1]);
+	wait_for_completion(&remote.done[0]);
+	wait_for_completion(&remote.done[1]);
+	/* hand_func sets itself again only before end_ns. */
+	for (i = 0; i <= REMOTE_SHARED; i++)
+		callout_unset_sync(&probes[i].c);
+	pr_info("remote: cpus %u and %u: %d sets of %d shared callouts, %d funcs run; the func run on cpu %u was set again from cpu %u %d times (%d times it waited 2 ms in vain)\n",
+		remote.cpu_a, remote.cpu_b, atomic_read(&busy_sets),
+		REMOTE_SHARED, atomic_read(&fired), remote.cpu_a,
+		remote.cpu_b, atomic_read(&hand_hits),
+		atomic_read(&hand_misses));
+	return 0;
+}
+
+/*
+ * test=inversion: the bug callout_unset_sync()'s kernel-doc forbids,
+ * planted. A func takes a lock, and a caller holds that lock across
+ * callout_unset_sync(). It deadlocks only if the func runs at that moment
+ * (the caller waits for the func, the func for the lock); here the func ran
+ * and returned before the call, so nothing hangs, and only lockdep can
+ * tell: through callout_func_map, on this first call.
+ *
+ * The lock is a spinlock, so might_sleep() in callout_unset_sync() reports
+ * the call too, and the boot expects both reports. No lock can plant the
+ * inversion for lockdep alone here: a func runs in softirq, so its lock is
+ * either held with BHs off across a call that may sleep (might_sleep()), or
+ * held with BHs on, which lockdep's irq-state checks report first (lockdep
+ * reports once a boot).
+ */
+static DEFINE_SPINLOCK(inversion_lock);
+
+static void inversion_func(void *arg)
+{
+	spin_lock(&inversion_lock);
+	atomic_inc(&fired);
+	spin_unlock(&inversion_lock);
+}
+
+static int test_inversion(void)
+{
+	unsigned long deadline = jiffies + 30 * HZ;
+	struct probe *p = &probes[0];
+
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING)) {
+		pr_err("inversion: needs a kernel with lockdep (PROVE_LOCKING)\n");
+		return -EOPNOTSUPP;
+	}
+	callout_init(&p->c);
+	callout_set(&p->c, 1, inversion_func, p);
+	/* 30 s: a stalled vCPU may take a while; the func does run. */
+	while (!atomic_read(&fired) && time_before(jiffies, deadline))
+		msleep(20);
+	if (!atomic_read(&fired)) {
+		callout_unset_sync(&p->c);
+		pr_err("inversion: FAIL: the func did not run in 30 s\n");
+		return -EINVAL;
+	}
+	/* It has returned: not pending, not running; this call cannot wait. */
+	pr_info("inversion: callout_unset_sync() under the lock its func takes\n");
+	spin_lock_bh(&inversion_lock);
+	callout_unset_sync(&p->c);
+	spin_unlock_bh(&inversion_lock);
+	pr_info("inversion: done\n");
+	return 0;
+}
+
 static int start_hold(void)
 {
 	unsigned int i;
@@ -412,6 +635,10 @@ static int __init callout_client_init(void)
 		ret = test_backlog();
 	else if (!strcmp(test, "rearm0"))
 		ret = test_rearm0();
+	else if (!strcmp(test, "remote"))
+		ret = test_remote();
+	else if (!strcmp(test, "inversion"))
+		ret = test_inversion();
 	else if (*test)
 		ret = -EINVAL;
 	if (!ret && hold)
