@@ -18,6 +18,7 @@
 #include "tw_diff.h"
 
 unsigned long tw_user_warnings;
+unsigned long tw_user_alloc_bytes;
 
 /* The schemes' defaults: tw_geometry_defaults() fills it in main(). */
 static struct tw_geometry geo_default;

@@ -33,6 +33,7 @@
 #include "tw.h"
 
 unsigned long tw_user_warnings;
+unsigned long tw_user_alloc_bytes;
 
 #define BENCH_RANGE	BIT_ULL(20)
 #define BENCH_LAWN_TTLS	64

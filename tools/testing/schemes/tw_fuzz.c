@@ -13,6 +13,7 @@
 #include "tw_diff.h"
 
 unsigned long tw_user_warnings;
+unsigned long tw_user_alloc_bytes;
 
 static const struct tw_geometry geo_small = {
 	.wheel_bits = 4,

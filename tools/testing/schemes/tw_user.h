@@ -61,18 +61,29 @@ extern unsigned long tw_user_warnings;
  * otherwise, is kept out by its include guard.
  */
 #define _TOOLS_SLAB_H
+/*
+ * Bytes asked of the allocators since the start, never decremented: what a
+ * scheme allocates in init, read around tw_init() (tw_native.c).
+ */
+extern unsigned long tw_user_alloc_bytes;
+
 static inline void *kmalloc(size_t size, gfp_t gfp)
 {
+	tw_user_alloc_bytes += size;
 	return malloc(size ? size : 1);
 }
 
 static inline void *kzalloc(size_t size, gfp_t gfp)
 {
+	tw_user_alloc_bytes += size;
 	return calloc(1, size ? size : 1);
 }
 
 static inline void *kcalloc(size_t n, size_t size, gfp_t gfp)
 {
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	tw_user_alloc_bytes += n * size;
 	return calloc(n ? n : 1, size ? size : 1);
 }
 
@@ -80,6 +91,7 @@ static inline void *kmalloc_array(size_t n, size_t size, gfp_t gfp)
 {
 	if (size && n > SIZE_MAX / size)
 		return NULL;
+	tw_user_alloc_bytes += n * size;
 	return malloc(n && size ? n * size : 1);
 }
 
