@@ -354,6 +354,7 @@ EXPORT_SYMBOL_NS_GPL(callout_init, CALLOUT_NS);
 /* How callout_arm() may refuse, besides the scheme's refusals */
 #define ARM_IF_IDLE		0x1u	/* -EALREADY if @c is pending */
 #define ARM_IF_NOT_RUNNING	0x2u	/* -EBUSY if @c's func runs */
+#define ARM_IF_PENDING		0x4u	/* -ENOENT if @c is not pending */
 
 /*
  * lawn is the one scheme whose insert can refuse for want of room (a TTL
@@ -393,7 +394,7 @@ static int __hold_room(struct callout_base *base, u64 tick, u64 now,
  * Arm @c to run @func(@arg) at tick @tick; @now is the current tick. @how
  * is 0 or ARM_* refusals. A re-arm that the scheme refuses leaves the old
  * arming as it was: its tick, func and arg.
- * Return: as callout_set_ns(), or -EALREADY/-EBUSY as @how asks.
+ * Return: as callout_set_ns(), or -EALREADY/-EBUSY/-ENOENT as @how asks.
  */
 static int callout_arm(struct callout *c, u64 tick, u64 now,
 		       callout_func_t func, void *arg, unsigned int how)
@@ -418,6 +419,10 @@ again:
 	if ((how & ARM_IF_NOT_RUNNING) && base->running == c) {
 		spin_unlock_irqrestore(&base->lock, flags);
 		return -EBUSY;
+	}
+	if ((how & ARM_IF_PENDING) && !callout_pending(c)) {
+		spin_unlock_irqrestore(&base->lock, flags);
+		return -ENOENT;
 	}
 
 	/*
@@ -510,21 +515,25 @@ int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 }
 
 /*
- * callout_reset_from() - callout_set_from(), refused while @c's func runs
+ * callout_reset_from() - callout_set_from() of a pending @c, refused while
+ * its func runs
  *
  * For a caller that hands each arming its own @arg and must know that no
  * func of the arming it replaces runs after this returns: one that did
- * start has returned, and none starts later. Wait with
- * callout_wait_idle() and try again.
- * Return: as callout_set_from(), or -EBUSY (@c untouched) while its func
- * runs.
+ * start has returned, and none starts later. On -EBUSY, wait with
+ * callout_wait_idle() and try again. A @c that is not pending is left
+ * alone: its arming has ended (its last func ran), and whether to arm it
+ * anew is the caller's to decide.
+ * Return: 1 (@c was pending and is re-armed), -EBUSY (@c untouched) while
+ * its func runs, -ENOENT (@c untouched) if it is not pending, or the
+ * scheme's -ERANGE/-ENOSPC (then @c stays armed as it was).
  */
 int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		       callout_func_t func, void *arg)
 {
 	return callout_arm(c, ns_to_tick_up(expires_ns),
 			   div64_u64(now_ns, callout_tick_ns_param), func, arg,
-			   ARM_IF_NOT_RUNNING);
+			   ARM_IF_NOT_RUNNING | ARM_IF_PENDING);
 }
 
 /*

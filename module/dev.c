@@ -50,26 +50,31 @@
  * (the RESET waits that out), and each arming passes its own parameters
  * to the func as its argument: two records a ucallout, struct uc_arming,
  * one in force and one free, since the one replaced had no func running
- * at the moment it was replaced, nor can it have one after.
+ * at the moment it was replaced, nor can it have one after. The core also
+ * refuses a callout that is no longer pending: a one-shot whose expiry
+ * ran is never armed again by a RESET (ENOENT), whatever UC_ENDED said
+ * when the RESET looked.
  *
  * read() takes the whole list with llist_del_all() and reverses it, so
- * records come in the order their callouts were queued: expiry order per
- * CPU (a queued callout that fires again keeps its place; its record
- * describes its latest expiry). It holds the read mutex and works in
- * process context, in batches of up to UC_READ_BATCH callouts (a buffer of the file's: it
- * allocates nothing): per
- * callout it sets UC_READING and clears UC_QUEUED before it reads the
- * fields (seqcount retry), so a later expiry queues it again, for the
- * next read(); then one file-lock section a batch drops stale records and
- * fills the rest into a kernel buffer, one copy_to_user() a batch, and
- * one more section reaps what the batch leaves unowned; it reschedules
- * between batches. Callouts it took but could not return (the user's
- * buffer is full) stay on a private list, at the front of the queue, in
- * order, for the next read(). So one read() returns at most one record of
- * each callout, and a read that faults consumes the batch it faulted on
- * not at all. poll() reports the queue non-empty, after dropping stale
- * records from its front, so a blocking read() after it does not block on
- * a queue of stale records only.
+ * records come in the order their callouts were queued: on each CPU the
+ * order their funcs ran, which is expiry order (callouts that one late
+ * tick collects together run in the order the scheme gives them); a
+ * queued callout that fires again keeps its place, and its record
+ * describes its latest expiry. It holds the read mutex and works in
+ * process context, in batches of up to UC_READ_BATCH callouts, in a
+ * buffer of the file's (read() allocates nothing). Per callout it sets
+ * UC_READING and clears UC_QUEUED before it reads the fields (seqcount
+ * retry), so a later expiry queues it again, for the next read(); then
+ * one file-lock section a batch drops stale records and fills the rest
+ * into the buffer, one copy_to_user() a batch, and one more section
+ * reaps what the batch leaves unowned; it reschedules between batches.
+ * Callouts it took but could not return (the user's buffer is full) stay
+ * on a private list, at the front of the queue, in order, for the next
+ * read(). So one read() returns at most one record of each callout, and
+ * a read that faults gives back the batch it faulted on untouched. poll()
+ * reports the queue non-empty after dropping stale records from its front
+ * (unless a reader is at work), so a blocking read() after it does not
+ * block on a queue of stale records only.
  *
  * Ownership of a ucallout is decided under the file lock, from its state
  * word and two fields: it is freed (or becomes a spare) by whoever leaves
@@ -656,7 +661,9 @@ static int ioc_unset(struct callout_file *f, u64 __user *argp)
 
 /*
  * Re-arm @uc in place with a new arming in its free record. The core
- * refuses while @uc's func runs; then wait that out and try again. A
+ * refuses while @uc's func runs; then wait that out and try again. It
+ * refuses too once the arming has ended (its last func ran, UC_ENDED),
+ * which the check here may not see yet: never re-arm an ended one. A
  * refusal of the scheme leaves the arming in force as it was. The file
  * lock is held, and dropped and taken again while waiting.
  * Return: 0, -ENOENT if @uc is cancelled or its arming ended meanwhile,
