@@ -205,6 +205,68 @@ TEST_F(exp, no_event_of_replaced_arming)
 		EXPECT_EQ(0, unset_callout(self->fd, h[i]));
 }
 
+enum { NR_RACE = 2000 };
+
+/*
+ * A RESET racing the one expiry of a one-shot has one of two outcomes: 0,
+ * and the callout is pending at its new time (UNSET cancels it) with no
+ * record of the old arming ever read; or ENOENT, and the record of the
+ * expiry that won is read exactly once. Due one tick after its SET, each
+ * one-shot fires about when the RESET comes, from either CPU.
+ */
+TEST_F(exp, reset_races_expiry)
+{
+	struct callout_reset r = { .timeout_ns = 3600 * SEC };
+	static __u64 h[NR_RACE];
+	static int res[NR_RACE], got[NR_RACE];
+	struct callout_event ev[64];
+	struct pollfd p = { .fd = self->fd, .events = POLLIN };
+	int i, n, won = 0, lost = 0, bad = 0, fired = 0;
+
+	if (setup_skipped(_metadata))
+		return;
+	if (r.timeout_ns > self->info.max_timeout_ns)
+		r.timeout_ns = self->info.max_timeout_ns;
+	for (i = 0; i < NR_RACE; i++) {
+		ASSERT_EQ(0, pin(i % (nr_online() > 1 ? 2 : 1)));
+		ASSERT_EQ(0, set_callout(self->fd, self->info.tick_ns, 0, i,
+					 &h[i]));
+		r.handle = h[i];
+		res[i] = ioctl(self->fd, CALLOUT_IOC_RESET, &r) ? -errno : 0;
+		ASSERT_TRUE(res[i] == 0 || res[i] == -ENOENT)
+			TH_LOG("RESET: %s", strerror(-res[i]));
+		won += !res[i];
+		lost += !!res[i];
+	}
+	/* Every ENOENT's record, and no other, within 10 s. */
+	while (fired < lost && poll(&p, 1, 10000) == 1) {
+		n = read_now(self->fd, ev, 64);
+		ASSERT_LE(0, n);
+		for (i = 0; i < n; i++, fired++) {
+			ASSERT_GT(NR_RACE, ev[i].cookie);
+			got[ev[i].cookie]++;
+		}
+	}
+	/* And nothing more: no second record, none of a RESET that won. */
+	usleep(50000);
+	while ((n = read_now(self->fd, ev, 64)) > 0)
+		for (i = 0; i < n; i++)
+			if (ev[i].cookie < NR_RACE)
+				got[ev[i].cookie]++;
+	for (i = 0; i < NR_RACE; i++) {
+		if (!res[i])
+			EXPECT_EQ(0, unset_callout(self->fd, h[i]))
+				TH_LOG("RESET %d returned 0, then not pending", i);
+		if (got[i] != !!res[i]) {
+			TH_LOG("callout %d: RESET %s, %d records", i,
+			       res[i] ? "ENOENT" : "0", got[i]);
+			bad++;
+		}
+	}
+	EXPECT_EQ(0, bad);
+	TH_LOG("%d RESETs won, %d lost to the expiry", won, lost);
+}
+
 enum { NR_LOST = 2000 };
 
 struct oneshot_job {
