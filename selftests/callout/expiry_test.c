@@ -45,6 +45,12 @@ static int nr_online(void)
 	return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
+static void spin_until(unsigned long long t)
+{
+	while (now_ns() < t)
+		;
+}
+
 /* Every record readable now, without waiting: their number or -errno. */
 static int read_now(int fd, struct callout_event *ev, int max)
 {
@@ -212,7 +218,8 @@ enum { NR_RACE = 2000 };
  * and the callout is pending at its new time (UNSET cancels it) with no
  * record of the old arming ever read; or ENOENT, and the record of the
  * expiry that won is read exactly once. Due one tick after its SET, each
- * one-shot fires about when the RESET comes, from either CPU.
+ * one-shot fires about when the RESET comes (0 to 1.5 ticks after the
+ * SET), from either CPU.
  */
 TEST_F(exp, reset_races_expiry)
 {
@@ -231,6 +238,8 @@ TEST_F(exp, reset_races_expiry)
 		ASSERT_EQ(0, pin(i % (nr_online() > 1 ? 2 : 1)));
 		ASSERT_EQ(0, set_callout(self->fd, self->info.tick_ns, 0, i,
 					 &h[i]));
+		/* 0 to 1.5 ticks later: before, around and after the expiry. */
+		spin_until(now_ns() + (i % 4) * self->info.tick_ns / 2);
 		r.handle = h[i];
 		res[i] = ioctl(self->fd, CALLOUT_IOC_RESET, &r) ? -errno : 0;
 		ASSERT_TRUE(res[i] == 0 || res[i] == -ENOENT)
