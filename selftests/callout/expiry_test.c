@@ -84,10 +84,7 @@ FIXTURE_TEARDOWN(exp)
 
 enum { NR_PERIODIC = 200 };
 
-/*
- * Arm @n periodic callouts, period one tick (or 1 ms), from a thread on
- * each online CPU in turn, cookies @base + i. Return: 0 or -errno.
- */
+/* One thread's share of arm_periodic(): @n callouts from CPU @cpu. */
 struct arm_job {
 	int fd, cpu, n;
 	__u64 period, cookie;
