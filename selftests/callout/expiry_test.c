@@ -45,12 +45,6 @@ static int nr_online(void)
 	return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-static void spin_until(unsigned long long t)
-{
-	while (now_ns() < t)
-		;
-}
-
 /* Every record readable now, without waiting: their number or -errno. */
 static int read_now(int fd, struct callout_event *ev, int max)
 {
@@ -208,43 +202,81 @@ TEST_F(exp, no_event_of_replaced_arming)
 		EXPECT_EQ(0, unset_callout(self->fd, h[i]));
 }
 
-enum { NR_RACE = 2000 };
+enum { NR_RACE = 2000, RACE_BATCH = 16 };
+
+/* The RESETs of reset_races_expiry(), from the CPU the SETs are not on */
+struct race {
+	int fd, cpu;
+	__u64 far, tick;
+	__u64 *h;
+	int *res;
+	pthread_barrier_t sets_done, resets_done;
+};
+
+static void *reset_thread(void *arg)
+{
+	struct race *r = arg;
+	struct callout_reset rr = { .timeout_ns = r->far };
+	unsigned long long end;
+	int i;
+
+	pin(r->cpu);
+	for (i = 0; i < NR_RACE; i++) {
+		if (!(i % RACE_BATCH)) {
+			pthread_barrier_wait(&r->sets_done);
+			/* 0 to 1.5 ticks after the batch's SETs. */
+			end = now_ns() + (i / RACE_BATCH % 4) * r->tick / 2;
+			while (now_ns() < end)
+				;
+		}
+		rr.handle = r->h[i];
+		r->res[i] = ioctl(r->fd, CALLOUT_IOC_RESET, &rr) ? -errno : 0;
+		if (i % RACE_BATCH == RACE_BATCH - 1)
+			pthread_barrier_wait(&r->resets_done);
+	}
+	return NULL;
+}
 
 /*
  * A RESET racing the one expiry of a one-shot has one of two outcomes: 0,
  * and the callout is pending at its new time (UNSET cancels it) with no
  * record of the old arming ever read; or ENOENT, and the record of the
- * expiry that won is read exactly once. Due one tick after its SET, each
- * one-shot fires about when the RESET comes (0 to 1.5 ticks after the
- * SET, from the other CPU).
+ * expiry that won is read exactly once. Batches of 16 one-shots due one
+ * tick after their SET on CPU 0 are RESET an hour away by a thread on
+ * CPU 1 (there the file lock's BHs off do not hold their expiry off), 0
+ * to 1.5 ticks after the batch's SETs: before, around and after the
+ * expiries.
  */
-TEST_F(exp, reset_races_expiry)
+TEST_F_TIMEOUT(exp, reset_races_expiry, 120)
 {
-	struct callout_reset r = { .timeout_ns = 3600 * SEC };
 	static __u64 h[NR_RACE];
 	static int res[NR_RACE], got[NR_RACE];
+	struct race r = { .fd = self->fd, .far = 3600 * SEC,
+			  .tick = self->info.tick_ns, .h = h, .res = res };
 	struct callout_event ev[64];
 	struct pollfd p = { .fd = self->fd, .events = POLLIN };
-	int cpus = nr_online() > 1 ? 2 : 1;
 	int i, n, won = 0, lost = 0, bad = 0, fired = 0;
+	pthread_t th;
 
 	if (setup_skipped(_metadata))
 		return;
-	if (r.timeout_ns > self->info.max_timeout_ns)
-		r.timeout_ns = self->info.max_timeout_ns;
+	if (r.far > self->info.max_timeout_ns)
+		r.far = self->info.max_timeout_ns;
+	r.cpu = nr_online() > 1 ? 1 : 0;
+	ASSERT_EQ(0, pthread_barrier_init(&r.sets_done, NULL, 2));
+	ASSERT_EQ(0, pthread_barrier_init(&r.resets_done, NULL, 2));
+	ASSERT_EQ(0, pin(0));
+	ASSERT_EQ(0, pthread_create(&th, NULL, reset_thread, &r));
 	for (i = 0; i < NR_RACE; i++) {
-		ASSERT_EQ(0, pin(i % cpus));
 		ASSERT_EQ(0, set_callout(self->fd, self->info.tick_ns, 0, i,
 					 &h[i]));
-		/*
-		 * From the other CPU, where the file lock's BHs off do not
-		 * hold the expiry off, 0 to 1.5 ticks later: before, around
-		 * and after the expiry.
-		 */
-		ASSERT_EQ(0, pin((i + 1) % cpus));
-		spin_until(now_ns() + (i % 4) * self->info.tick_ns / 2);
-		r.handle = h[i];
-		res[i] = ioctl(self->fd, CALLOUT_IOC_RESET, &r) ? -errno : 0;
+		if (i % RACE_BATCH == RACE_BATCH - 1) {
+			pthread_barrier_wait(&r.sets_done);
+			pthread_barrier_wait(&r.resets_done);
+		}
+	}
+	pthread_join(th, NULL);
+	for (i = 0; i < NR_RACE; i++) {
 		ASSERT_TRUE(res[i] == 0 || res[i] == -ENOENT)
 			TH_LOG("RESET: %s", strerror(-res[i]));
 		won += !res[i];
