@@ -27,17 +27,24 @@
  * holding one below it in this list.
  *
  *   file->read_lock     dev.c, a mutex: one reader of a file at a time
+ *                       (read(), and poll() with a trylock)
  *   base->expiry_lock   held by the tick across a run of funcs (BHs off)
  *   callout_func_map    lockdep only: "a func runs", inside expiry_lock
- *   file->lock          dev.c, the file lock (BHs off); uc_fire(), a func,
- *                       takes it in the tick; the func/arg hash's bucket
- *                       locks and the file's wait queue nest inside it
+ *   file->lock          dev.c, the file lock (BHs off): ioctls, the
+ *                       reader's batches, close(); never taken in the
+ *                       tick. The func/arg hash's bucket locks nest
+ *                       inside it (and inside expiry_lock: a kernel
+ *                       timeout's func unhashes itself)
  *   base->lock          a base and its callouts (interrupts off); only the
  *                       hrtimer core's own locks nest inside it
+ *   file->wq's lock     a leaf: the tick's uc_fire() wakes a file's
+ *                       readers with no lock of callout.ko held but
+ *                       expiry_lock (and the func map)
  *
- * That is expiry_lock -> file lock -> base lock, and the read mutex ->
- * file lock (never taken in the tick, nor under expiry_lock). Rules that
- * follow:
+ * That is expiry_lock -> base lock (a func re-arms, callout_forward()),
+ * and the read mutex -> file lock -> base lock (never in the tick, nor
+ * under expiry_lock). The tick hands events to a file through a
+ * lock-less list (dev.c). Rules that follow:
  *
  * - base->lock protects the base and the state of every callout on it. A
  *   callout moves to another base only with both base locks held, the
@@ -46,13 +53,15 @@
  *   while it waited. callout_cpu_dead() alone takes a second one outright
  *   (the dead CPU's, under its own), and callout_arm() lets go of a dead
  *   CPU's base rather than wait for it.
- * - A func runs with no base lock held; it may take a file lock and set
- *   callouts (base locks). callout_unset_sync() waits for funcs, so its
+ * - A func runs with no base lock held; it may set callouts (base locks)
+ *   and take locks of its own. callout_unset_sync() waits for funcs, so its
  *   caller holds no lock that any func takes: not only its own callout's
  *   func, since a waiter on expiry_lock may wait out the rest of a run.
  *   Lockdep checks this on every call, not only when it waits
  *   (callout_func_map). A file lock holder cancels with
- *   callout_try_unset_sync(), which never waits.
+ *   callout_try_unset_sync() and re-arms with callout_reset_from(), which
+ *   never wait; it waits (callout_unset_sync(), callout_wait_idle()) with
+ *   the file lock dropped.
  * - A helper whose name starts with __ is called with the lock it works
  *   under held, and says so with lockdep_assert_held().
  */
@@ -342,22 +351,79 @@ void callout_init(struct callout *c)
 }
 EXPORT_SYMBOL_NS_GPL(callout_init, CALLOUT_NS);
 
+/* How callout_arm() may refuse, besides the scheme's refusals */
+#define ARM_IF_IDLE		0x1u	/* -EALREADY if @c is pending */
+#define ARM_IF_NOT_RUNNING	0x2u	/* -EBUSY if @c's func runs */
+#define ARM_IF_PENDING		0x4u	/* -ENOENT if @c is not pending */
+
 /*
- * Arm @c to run @func(@arg) at tick @tick; @now is the current tick.
- * Return: as callout_set_ns().
+ * lawn is the one scheme whose insert can refuse for want of room (a TTL
+ * without a queue when every queue is in use): there a re-arm makes sure
+ * of the room before it takes the old arming off (__hold_room()).
+ */
+static bool callout_room_probe;
+
+/*
+ * Make sure a callout can be filed at @tick on @base before a pending one's
+ * old arming is taken off. Where the scheme may refuse for want of room,
+ * a stand-in entry @probe is filed at @tick first and holds the room (the
+ * lawn queue of that TTL) until the callout takes it; removing the old
+ * arming only gives room back. Elsewhere an insert is refused only beyond
+ * the scheme's range, and the old arming fits back in at its own tick, as
+ * the interval to it has only shrunk.
+ * Return: 0, with *@held telling whether @probe is filed, or the scheme's
+ * refusal.
+ */
+static int __hold_room(struct callout_base *base, u64 tick, u64 now,
+		       struct tw_entry *probe, bool *held)
+{
+	int ret;
+
+	lockdep_assert_held(&base->lock);
+	*held = false;
+	__catch_up(base, now);
+	if (!callout_room_probe || tick <= base->wheel.now)
+		return 0;
+	tw_entry_init(probe);
+	ret = tw_insert(&base->wheel, probe, tick);
+	*held = !ret;
+	return ret;
+}
+
+/*
+ * Arm @c to run @func(@arg) at tick @tick; @now is the current tick. @how
+ * is 0 or ARM_* refusals. A re-arm that the scheme refuses leaves the old
+ * arming as it was: its tick, func and arg.
+ * Return: as callout_set_ns(), or -EALREADY/-EBUSY/-ENOENT as @how asks.
  */
 static int callout_arm(struct callout *c, u64 tick, u64 now,
-		       callout_func_t func, void *arg)
+		       callout_func_t func, void *arg, unsigned int how)
 {
 	struct callout_base *base, *new;
+	callout_func_t old_func;
+	struct tw_entry probe;
 	unsigned long flags;
-	bool was;
+	bool was, held = false, pending;
+	void *old_arg;
+	u64 old_tick;
 	int ret;
 
 	if (WARN_ON_ONCE(!func))
 		return -EINVAL;
 again:
 	base = lock_base(c, &flags);
+	if ((how & ARM_IF_IDLE) && callout_pending(c)) {
+		spin_unlock_irqrestore(&base->lock, flags);
+		return -EALREADY;
+	}
+	if ((how & ARM_IF_NOT_RUNNING) && base->running == c) {
+		spin_unlock_irqrestore(&base->lock, flags);
+		return -EBUSY;
+	}
+	if ((how & ARM_IF_PENDING) && !callout_pending(c)) {
+		spin_unlock_irqrestore(&base->lock, flags);
+		return -ENOENT;
+	}
 
 	/*
 	 * Arm on this CPU if its lock is free at once; otherwise stay, which
@@ -369,16 +435,29 @@ again:
 	 * must move: callout_cpu_dead() may hold the new lock and wait for
 	 * ours, so let go, wait for the new lock without ours (spinning on
 	 * trylock could starve its holder on PREEMPT_RT) and try again. @c
-	 * is detached only once the decision is made: it stays pending across
-	 * a retry, so the return value says whether this set replaced an
-	 * arming, and no arming ends unseen in between.
+	 * is detached only once the decision is made and the new tick is
+	 * known to fit: it stays pending across a retry and across a refusal,
+	 * so the return value says whether this set replaced an arming, and
+	 * no arming ends unseen in between.
 	 */
+	pending = callout_pending(c);
+	old_tick = c->entry.expires;
+	old_func = c->func;
+	old_arg = c->arg;
 	new = this_cpu_ptr(callout_bases);
 	if (base == new || base->running == c) {
 		if (base != new)
 			base->stats.stayed_running++;
+		ret = pending ? __hold_room(base, tick, now, &probe, &held) : 0;
+		if (ret)
+			goto refused;
 		was = __detach(base, c);
 	} else if (spin_trylock(&new->lock)) {
+		ret = pending ? __hold_room(new, tick, now, &probe, &held) : 0;
+		if (ret) {
+			spin_unlock(&new->lock);
+			goto refused;
+		}
 		was = __detach(base, c);
 		WRITE_ONCE(c->base, new);
 		spin_unlock(&base->lock);
@@ -390,17 +469,32 @@ again:
 		goto again;
 	} else {
 		base->stats.stayed_busy++;
+		ret = pending ? __hold_room(base, tick, now, &probe, &held) : 0;
+		if (ret)
+			goto refused;
 		was = __detach(base, c);
 	}
 	c->func = func;
 	c->arg = arg;
 	ret = __enqueue(base, c, tick, now);
+	if (ret && was) {
+		/* Refused: the old arming goes back as it was (see above). */
+		c->func = old_func;
+		c->arg = old_arg;
+		if (!WARN_ON_ONCE(__enqueue(base, c, old_tick, now)))
+			base->stats.set--;	/* not a new arming */
+	}
+	if (held)
+		tw_remove(&base->wheel, &probe);
 	if (!ret && trace_callout_set_enabled())
 		trace_callout_set(c, func, base->cpu,
 				  c->entry.expires * callout_tick_ns_param,
 				  callout_now_ns());
 	spin_unlock_irqrestore(&base->lock, flags);
 	return ret ? ret : was;
+refused:
+	spin_unlock_irqrestore(&base->lock, flags);
+	return ret;
 }
 
 /*
@@ -409,13 +503,74 @@ again:
  *		that computes @expires_ns from the clock reads it once
  *
  * Return: 1 if @c was pending (it is re-armed), 0 if not, -EINVAL for a NULL
- * @func, or the scheme's -ERANGE/-ENOSPC (then @c is no longer pending).
+ * @func, or the scheme's -ERANGE/-ENOSPC (then @c stays as it was: a
+ * pending @c keeps its arming, func and arg).
  */
 int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		     callout_func_t func, void *arg)
 {
 	return callout_arm(c, ns_to_tick_up(expires_ns),
-			   div64_u64(now_ns, callout_tick_ns_param), func, arg);
+			   div64_u64(now_ns, callout_tick_ns_param), func, arg,
+			   0);
+}
+
+/*
+ * callout_reset_from() - callout_set_from() of a pending @c, refused while
+ * its func runs
+ *
+ * For a caller that hands each arming its own @arg and must know that no
+ * func of the arming it replaces runs after this returns: one that did
+ * start has returned, and none starts later. On -EBUSY, wait with
+ * callout_wait_idle() and try again. A @c that is not pending is left
+ * alone: its arming has ended (its last func ran), and whether to arm it
+ * anew is the caller's to decide.
+ * Return: 1 (@c was pending and is re-armed), -EBUSY (@c untouched) while
+ * its func runs, -ENOENT (@c untouched) if it is not pending, or the
+ * scheme's -ERANGE/-ENOSPC (then @c stays armed as it was).
+ */
+int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
+		       callout_func_t func, void *arg)
+{
+	return callout_arm(c, ns_to_tick_up(expires_ns),
+			   div64_u64(now_ns, callout_tick_ns_param), func, arg,
+			   ARM_IF_NOT_RUNNING | ARM_IF_PENDING);
+}
+
+/*
+ * callout_forward() - re-arm a periodic callout from its func, as
+ * hrtimer_forward() forwards an hrtimer
+ * @c:		the callout whose func runs now
+ * @now_ns:	callout_now_ns() read by the func
+ * @period_ns:	the period, at least one tick
+ * @expires_ns:	in: the due time of the expiry that runs; out: the due time
+ *		of the next one, the first of @expires_ns + k * @period_ns
+ *		after @now_ns (no drift: due times stay on the grid)
+ *
+ * Re-arms @c with its func and arg at the new @expires_ns, unless it is
+ * pending again already (set by someone else since its expiry began): that
+ * arming stands. Expiries of the grid that passed while this one was late
+ * are not run: they are counted in the result, as hrtimer_forward() counts
+ * overruns.
+ *
+ * Context: @c's func.
+ * Return: the due times skipped between the one that runs and the next
+ * (0 when on time); -EALREADY if @c was pending again (not re-armed);
+ * the scheme's -ERANGE/-ENOSPC if it cannot be re-armed (then it is not
+ * pending, and *@expires_ns names the expiry that did not happen).
+ */
+s64 callout_forward(struct callout *c, u64 now_ns, u64 period_ns,
+		    u64 *expires_ns)
+{
+	u64 missed = 0;
+	int ret;
+
+	if (now_ns >= *expires_ns + period_ns)
+		missed = div64_u64(now_ns - *expires_ns, period_ns);
+	*expires_ns += (missed + 1) * period_ns;
+	ret = callout_arm(c, ns_to_tick_up(*expires_ns),
+			  div64_u64(now_ns, callout_tick_ns_param),
+			  READ_ONCE(c->func), READ_ONCE(c->arg), ARM_IF_IDLE);
+	return ret < 0 ? ret : missed;
 }
 
 /**
@@ -459,6 +614,8 @@ EXPORT_SYMBOL_NS_GPL(callout_set_ns, CALLOUT_TW_NS);
  * * -EINVAL - @func is NULL
  * * -ERANGE - @ticks is beyond what the scheme can hold
  * * -ENOSPC - the scheme has no room (Timer Lawn out of queues)
+ *
+ * On -ERANGE and -ENOSPC a pending @c stays armed as it was.
  */
 int callout_set(struct callout *c, unsigned long ticks, callout_func_t func,
 		void *arg)
@@ -473,7 +630,7 @@ int callout_set(struct callout *c, unsigned long ticks, callout_func_t func,
 	 * a boundary itself.
 	 */
 	now = div64_u64_rem(callout_now_ns(), callout_tick_ns_param, &rem);
-	return callout_arm(c, now + ticks + !!rem, now, func, arg);
+	return callout_arm(c, now + ticks + !!rem, now, func, arg, 0);
 }
 EXPORT_SYMBOL_NS_GPL(callout_set, CALLOUT_NS);
 
@@ -507,8 +664,8 @@ EXPORT_SYMBOL_NS_GPL(callout_unset, CALLOUT_NS);
 
 /*
  * One pass of callout_unset_sync(), which takes the base lock itself: cancel
- * @c; set *@cancelled to 1 if it was pending. Return: true if its func runs
- * now, on *@basep.
+ * @c unless @cancelled is NULL (callout_wait_idle()); set *@cancelled to 1
+ * if it was pending. Return: true if its func runs now, on *@basep.
  */
 static bool unset_pass(struct callout *c, struct callout_base **basep,
 		       int *cancelled)
@@ -518,16 +675,27 @@ static bool unset_pass(struct callout *c, struct callout_base **basep,
 	bool running, was;
 
 	base = lock_base(c, &flags);
-	was = __detach(base, c);
-	if (was) {
-		base->stats.unset++;
-		*cancelled = 1;
+	if (cancelled) {
+		was = __detach(base, c);
+		if (was) {
+			base->stats.unset++;
+			*cancelled = 1;
+		}
+		trace_callout_unset(c, c->func, base->cpu, was);
 	}
-	trace_callout_unset(c, c->func, base->cpu, was);
 	running = base->running == c;
 	spin_unlock_irqrestore(&base->lock, flags);
 	*basep = base;
 	return running;
+}
+
+/* Wait on @base's expiry_lock for the end of the func running there. */
+static void wait_for_run(struct callout_base *base)
+{
+	atomic_inc(&base->expiry_waiters);
+	spin_lock_bh(&base->expiry_lock);
+	atomic_dec(&base->expiry_waiters);
+	spin_unlock_bh(&base->expiry_lock);
 }
 
 /**
@@ -564,15 +732,28 @@ int callout_unset_sync(struct callout *c)
 
 	might_sleep();
 	wait_for_funcs_map();
-	while (unset_pass(c, &base, &ret)) {
-		atomic_inc(&base->expiry_waiters);
-		spin_lock_bh(&base->expiry_lock);
-		atomic_dec(&base->expiry_waiters);
-		spin_unlock_bh(&base->expiry_lock);
-	}
+	while (unset_pass(c, &base, &ret))
+		wait_for_run(base);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(callout_unset_sync, CALLOUT_NS);
+
+/*
+ * callout_wait_idle() - wait until @c's func does not run, leaving @c armed
+ * or not as it is: for a callout_reset_from() that found it running.
+ * Another expiry of @c may start as soon as this returns.
+ *
+ * Context: as callout_unset_sync().
+ */
+void callout_wait_idle(struct callout *c)
+{
+	struct callout_base *base;
+
+	might_sleep();
+	wait_for_funcs_map();
+	while (unset_pass(c, &base, NULL))
+		wait_for_run(base);
+}
 
 /*
  * callout_try_unset_sync() - callout_unset_sync() for a caller that may not
@@ -1005,6 +1186,7 @@ int callout_core_init(void)
 	int ret;
 
 	callout_max_timeout_init();
+	callout_room_probe = callout_ops->id == TW_LAWN;
 	callout_bases = alloc_percpu(struct callout_base);
 	if (!callout_bases)
 		return -ENOMEM;

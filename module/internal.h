@@ -127,7 +127,12 @@ u64 callout_now_ns(void);
 u64 callout_max_timeout_ns(void);
 int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		     callout_func_t func, void *arg);
+int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
+		       callout_func_t func, void *arg);
+s64 callout_forward(struct callout *c, u64 now_ns, u64 period_ns,
+		    u64 *expires_ns);
 int callout_try_unset_sync(struct callout *c);
+void callout_wait_idle(struct callout *c);
 int callout_hash_insert(struct callout_hashed *h);
 void callout_hash_remove(struct callout_hashed *h);
 struct rhlist_head *callout_hash_lookup(const struct callout_key *key);

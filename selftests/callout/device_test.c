@@ -149,7 +149,7 @@ TEST_F(dev, unknown_ioctl)
  * charged to the user's memory cgroup (GFP_KERNEL_ACCOUNT, SLAB_ACCOUNT
  * caches), slab objects to the byte, with less than a page per CPU held in
  * the per-CPU byte stocks: it moves by a page either way. A leak of the
- * smallest thing a file allocates, a 152-byte ucallout, adds 160 kB over
+ * smallest thing a file allocates, a 256-byte ucallout, adds 256 kB over
  * LEAK_FILES files; of the file itself, its handle table's page and its
  * callouts, well over 4 MB.
  */

@@ -368,28 +368,44 @@ TEST_F(dev, timeout_untimeout)
 }
 
 /*
- * An event's flags are those of the arming whose expiry it reports, even
- * when a RESET has made the callout one-shot since.
+ * A RESET replaces the arming: an event of the arming it replaced that is
+ * still unread is stale and never read, and the one of the new arming
+ * carries that arming's kind.
  */
-TEST_F(dev, event_flags_of_its_arming)
+TEST_F(dev, reset_drops_event_of_old_arming)
 {
 	struct callout_reset r = { 0 };
 	struct callout_event ev;
 	struct pollfd p = { .fd = self->fd, .events = POLLIN };
+	unsigned long long at;
+	int fl;
 
 	if (setup_skipped(_metadata))
 		return;
+	fl = fcntl(self->fd, F_GETFL);
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, fl | O_NONBLOCK));
 	ASSERT_EQ(0, set_callout(self->fd, 10 * MS, 10 * MS, 5, &r.handle));
 	/* A periodic expiry is queued, unread. */
 	ASSERT_EQ(1, poll(&p, 1, 5000));
 	r.timeout_ns = self->far;
 	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_RESET, &r));
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 1000));
+	/* Not readable, not even by poll: the queued event is stale. */
+	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev))) {
+		TH_LOG("read the old arming's event, flags %#x", ev.flags);
+	}
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(0, poll(&p, 1, 0));
+	/* The new arming, one-shot, fires as such. */
+	r.timeout_ns = 20 * MS;
+	at = now_ns();
+	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_RESET, &r));
+	ASSERT_EQ(1, poll(&p, 1, 5000));
+	ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
 	EXPECT_EQ(r.handle, ev.handle);
-	EXPECT_EQ(CALLOUT_EV_PERIODIC, ev.flags);
-	/* Now one-shot and far: pending, nothing more to read. */
-	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 50));
-	EXPECT_EQ(0, ioctl(self->fd, CALLOUT_IOC_UNSET, &r.handle));
+	EXPECT_EQ(0, ev.flags);
+	EXPECT_EQ(0, ev.overrun);
+	EXPECT_LE(at + 20 * MS, ev.expires_ns);
+	EXPECT_EQ(-ENOENT, unset_callout(self->fd, r.handle));
 }
 
 /* One func/arg pair holds at most 64 pending: the 65th is ENOSPC. */
