@@ -290,7 +290,7 @@ static void __catch_up(struct callout_base *base, u64 now)
 	lockdep_assert_held(&base->lock);
 	if (now <= base->wheel.now)
 		return;
-	tw_advance(&base->wheel, now, &due);
+	tw_advance(&base->wheel, now, &due, TW_UNBOUNDED);
 	if (list_empty(&due))
 		return;
 	list_for_each_entry(c, &due, entry.list)
@@ -760,7 +760,7 @@ static int callout_cpu_dead(unsigned int cpu)
 	spin_lock_irq(&new->lock);
 	spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
 	WRITE_ONCE(old->timer_tick, TW_NEVER);
-	tw_drain(&old->wheel, &moving);
+	tw_drain(&old->wheel, &moving, TW_UNBOUNDED);
 	list_splice_tail_init(&old->expired, &moving);
 	list_for_each_entry_safe(e, tmp, &moving, list) {
 		struct callout *c = container_of(e, struct callout, entry);

@@ -19,7 +19,7 @@
 
 /* Owner bits of callout.entry.flags, under the base lock */
 #define CALLOUT_EXPIRING	0x100u	/* collected, func not yet started */
-static_assert(!(CALLOUT_EXPIRING & TW_PENDING));
+static_assert(!(CALLOUT_EXPIRING & (TW_PENDING | TW_DUE)));
 
 /* Lateness histogram: bucket i counts fired - due in [2^(i-1), 2^i) us. */
 #define CALLOUT_LATE_BUCKETS	16

@@ -60,7 +60,7 @@ static u64 advance_count(struct tw_wheel *w, u64 now)
 	LIST_HEAD(out);
 	u64 n = 0;
 
-	tw_advance(w, now, &out);
+	tw_advance(w, now, &out, TW_UNBOUNDED);
 	list_for_each_entry(e, &out, list) {
 		if (tw_pending(e) || e->expires > now)
 			return U64_MAX;
@@ -252,7 +252,7 @@ static bool t_sorted_slots(void)
 	tw_entry_init(&e[4]);
 	EXPECT(!tw_insert(&w, &e[4], 10), "");
 	EXPECT(!tw_check(&w), "");
-	tw_advance(&w, 10, &out);
+	tw_advance(&w, 10, &out, TW_UNBOUNDED);
 	i = 0;
 	list_for_each_entry(x, &out, list)
 		EXPECT(x == (i++ ? &e[4] : &e[3]), "FIFO at %d", i);
@@ -427,7 +427,7 @@ static bool t_drain_never(const struct tw_ops *ops)
 	EXPECT(!tw_insert(&w, &e[1], TW_NEVER - 1), "");
 	EXPECT(!tw_insert(&w, &e[2], now + 5), "");
 	EXPECT(!tw_check(&w), "");
-	tw_drain(&w, &out);
+	tw_drain(&w, &out, TW_UNBOUNDED);
 	list_for_each_entry(x, &out, list)
 		n++;
 	EXPECT(n == 3 && !w.nr_pending && w.now == now, "drained %llu",
@@ -456,6 +456,8 @@ static void sweep(const char *name, struct tw_geometry g, u64 seed, u64 nops)
 
 	for (i = 0; i < ARRAY_SIZE(starts) && !ret; i++) {
 		d.start = starts[i];
+		/* Every other start with small budgets (tw.h, "Budgets"). */
+		d.budget = i & 1 ? 1 + seed % 24 : 0;
 		d.nr_ops = nops / ARRAY_SIZE(starts);
 		ret = tw_diff_run(&d);
 	}

@@ -81,7 +81,7 @@ static void tick(struct tw_wheel *w, const struct tw_ops *ops)
 	struct tw_entry *e, *tmp;
 	LIST_HEAD(expired);
 
-	tw_advance(w, w->now + 1, &expired);
+	tw_advance(w, w->now + 1, &expired, TW_UNBOUNDED);
 	list_for_each_entry_safe(e, tmp, &expired, list)
 		tw_insert(w, e, w->now + interval(ops, &w->geo));
 }
