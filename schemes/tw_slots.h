@@ -341,6 +341,12 @@ static inline u64 tw_slots_slot_len(struct tw_wheel *w, u32 slot)
  * @sorted:	each slot's list is in expiry order, so its due entries lead
  *		it: Scheme 5 keeps it so, and a slot of Scheme 4 holds the
  *		entries of one tick
+ * @earliest:	Scheme 6 only, else NULL: per slot, a tick no later than the
+ *		earliest expiry in it (the hint). Set by an insert into an
+ *		empty slot, lowered by inserts, made exact by a whole visit;
+ *		a remove leaves it, conservatively low. A visit of a slot
+ *		whose hint is after the pass's target skips it in O(1).
+ * @visit_min:	the earliest expiry kept so far by the visit in progress
  * @passing:	a pass is in progress (tw.h, "Budgets")
  * @range:	which range of tw_slots_passed() the pass is in
  * @idx:	the next slot of that range the pass looks at
@@ -351,6 +357,8 @@ struct tw_ring {
 	struct tw_slots slots;
 	u64 mask;
 	bool sorted;
+	u64 *earliest;
+	u64 visit_min;
 	bool passing;
 	u32 range;
 	u32 idx;
@@ -364,7 +372,7 @@ static inline u32 tw_ring_calc_slot(const struct tw_ring *r, u64 expires)
 
 /*
  * Make w->priv a ring of 1 << w->geo.wheel_bits slots, @sorted as struct
- * tw_ring says.
+ * tw_ring says; an unsorted one gets the earliest-due hints too.
  * Return: 0 or -ENOMEM.
  */
 static inline int tw_ring_init(struct tw_wheel *w, bool sorted)
@@ -383,6 +391,16 @@ static inline int tw_ring_init(struct tw_wheel *w, bool sorted)
 		kfree(r);
 		return ret;
 	}
+	if (!sorted) {
+		/* Any value will do: an insert into an empty slot sets it. */
+		r->earliest = kvcalloc(1U << bits, sizeof(*r->earliest),
+				       GFP_KERNEL);
+		if (!r->earliest) {
+			tw_slots_free(&r->slots);
+			kfree(r);
+			return -ENOMEM;
+		}
+	}
 	r->mask = (1ULL << bits) - 1;
 	r->sorted = sorted;
 	w->priv = r;
@@ -393,6 +411,7 @@ static inline void tw_ring_destroy(struct tw_wheel *w)
 {
 	struct tw_ring *r = w->priv;
 
+	kvfree(r->earliest);
 	tw_slots_free(&r->slots);
 	kfree(r);
 }
@@ -415,7 +434,8 @@ static inline void tw_ring_remove(struct tw_wheel *w, struct tw_entry *e)
  * examined, and those not due, a later round's, stay: comparing with the
  * absolute expiry is the paper's "decrement the rounds count and test for
  * zero"; a visit that runs out of budget leaves the slot's cursor before the
- * next entry (tw_slots_resume()). Return: true when the visit is done, false when
+ * next entry (tw_slots_resume()), and the hint lets a visit skip a slot
+ * where nothing can be due. Return: true when the visit is done, false when
  * it stopped (*@budget is then 0).
  */
 static inline bool tw_ring_collect_slot(struct tw_wheel *w, struct tw_ring *r,
@@ -443,6 +463,14 @@ static inline bool tw_ring_collect_slot(struct tw_wheel *w, struct tw_ring *r,
 		list_cut_position(&due, head, pos->prev);
 		list_splice_tail(&due, expired);
 	} else {
+		if (!r->slots.stopped) {
+			if (r->earliest[idx] > now) {
+				/* Nothing here is due: one unit, no entry. */
+				(*budget)--;
+				return true;
+			}
+			r->visit_min = TW_NEVER;
+		}
 		for (pos = tw_slots_resume(&r->slots, idx); pos != head;
 		     pos = next) {
 			if (!*budget) {
@@ -456,7 +484,11 @@ static inline bool tw_ring_collect_slot(struct tw_wheel *w, struct tw_ring *r,
 			e = list_entry(pos, struct tw_entry, list);
 			if (e->expires <= now)
 				list_move_tail(&e->list, expired);
+			else if (e->expires < r->visit_min)
+				r->visit_min = e->expires;
 		}
+		if (done)
+			r->earliest[idx] = r->visit_min;
 	}
 	w->stats.examined += len;
 	tw_note_chain(w, len);
