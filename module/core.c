@@ -23,6 +23,23 @@
  * CALLOUT_RUN_BUDGET a run; a longer backlog re-arms the hrtimer to come back
  * at once in a new softirq run, so a burst cannot hog the CPU.
  *
+ * Bounded work with interrupts off. The base lock is taken with interrupts
+ * off, so no section under it may grow with the number of callouts due.
+ * A collection looks at no more than CALLOUT_COLLECT_BUDGET entries of the
+ * wheel (tw.h, "Budgets"): a run collects a chunk, runs it, lets go of the
+ * lock and collects the next, up to its budget of funcs, and comes back at
+ * once for the rest, as it does for funcs. A set catches the wheel up by at
+ * most a chunk too, so the wheel may lag the clock while a backlog is
+ * worked off: a set due by the clock's tick, or by the tick the wheel's
+ * pass is going to, goes straight onto base->expired, never into a wheel
+ * that might have passed its slot. A scheme that measures from w->now
+ * (simple's MaxInterval, lawn's TTL queues) may refuse a lagging wheel what
+ * it takes from one that is current: that set alone catches the wheel up
+ * in full and asks again (stats "full_catch_ups"), the one collection
+ * without a bound, and a rare one: only simple and lawn refuse, only with a
+ * backlog in progress, and it costs what that backlog costs without
+ * budgets.
+ *
  * Locking. Every lock of callout.ko, outermost first: none is taken while
  * holding one below it in this list.
  *
@@ -71,6 +88,14 @@
 #include "trace.h"
 
 #define CALLOUT_RUN_BUDGET	1024
+
+/*
+ * The most wheel entries one collection looks at with the base lock held
+ * (interrupts off), and the most chunks a run collects before it comes
+ * back in a new softirq run.
+ */
+#define CALLOUT_COLLECT_BUDGET	256
+#define CALLOUT_RUN_CHUNKS	16
 
 struct callout_base __percpu *callout_bases;
 const struct tw_ops *callout_ops;
@@ -276,55 +301,79 @@ static bool __detach(struct callout_base *base, struct callout *c)
 }
 
 /*
- * Bring @base's wheel to tick @now: what is due by then moves to the
+ * Bring @base's wheel towards tick @now, looking at no more than @budget
+ * entries (TW_UNBOUNDED: all the way): what is due by then moves to the
  * base's expired list, to run on the next tick. The tick sleeps over empty
- * slots, so a wheel may lag the clock; every insert first catches it up,
- * so a scheme measures an interval from the present (Scheme 4's
- * MaxInterval) and never from a tick long past.
+ * slots and a budget may stop a pass, so a wheel may lag the clock; every
+ * set first catches it up by a chunk, so that a scheme measures an
+ * interval from the present (Scheme 4's MaxInterval) in all but a backlog.
+ * Return: true if the wheel has reached @now.
  */
-static void __catch_up(struct callout_base *base, u64 now)
+static bool __catch_up(struct callout_base *base, u64 now, u64 budget)
 {
-	struct callout *c;
+	struct tw_entry *e;
 	LIST_HEAD(due);
 
 	lockdep_assert_held(&base->lock);
-	if (now <= base->wheel.now)
-		return;
-	tw_advance(&base->wheel, now, &due, TW_UNBOUNDED);
-	if (list_empty(&due))
-		return;
-	list_for_each_entry(c, &due, entry.list)
-		c->entry.flags |= CALLOUT_EXPIRING;
+	if (now <= base->wheel.now && !tw_advancing(&base->wheel))
+		return true;
+	tw_advance(&base->wheel, now, &due, budget);
+	list_for_each_entry(e, &due, list)
+		e->flags |= CALLOUT_EXPIRING;
 	list_splice_tail(&due, &base->expired);
+	if (!tw_advancing(&base->wheel))
+		return true;
+	base->stats.collect_stopped++;
+	return false;
 }
 
 /*
- * File @c at @tick on @base, which must be online. @now is the current
- * tick, read by the caller before it took the lock: one clock read a set.
+ * File @c at @tick on @base, whose wheel the caller has caught up as far
+ * as it goes (__catch_up()); @now is the current tick, read by the caller
+ * before it took the lock: one clock read a set.
  */
-static int __enqueue(struct callout_base *base, struct callout *c, u64 tick,
-		     u64 now)
+static int __file(struct callout_base *base, struct callout *c, u64 tick,
+		  u64 now)
 {
+	struct tw_wheel *w = &base->wheel;
 	int ret;
 
 	lockdep_assert_held(&base->lock);
-	__catch_up(base, now);
-	if (tick <= base->wheel.now) {
-		/* Already due (a moved or a zero-tick callout): run it next. */
+	/*
+	 * Due by the clock, or by the tick a pass of the wheel goes to (read
+	 * from the clock, maybe after @now): it runs next, whatever the wheel
+	 * has passed. Late over early: the clock is at or past @tick.
+	 */
+	if (tick <= max(now, w->target)) {
 		c->entry.expires = tick;
 		c->entry.flags |= CALLOUT_EXPIRING;
 		list_add_tail(&c->entry.list, &base->expired);
 	} else {
-		ret = tw_insert(&base->wheel, &c->entry, tick);
+		ret = tw_insert(w, &c->entry, tick);
+		if (ret && w->now < now) {
+			/* Refused by a lagging wheel: see the top of the file. */
+			base->stats.full_catch_ups++;
+			__catch_up(base, now, TW_UNBOUNDED);
+			ret = tw_insert(w, &c->entry, tick);
+		}
 		if (ret)
 			return ret;
 	}
 	base->stats.set++;
-	if (list_empty(&base->expired))
+	if (list_empty(&base->expired) && !tw_advancing(w))
 		__arm_base(base, c->entry.expires);
 	else
 		__arm_soon(base);
 	return 0;
+}
+
+/* Catch @base up by a chunk, then file @c at @tick: as __file(). */
+static int __enqueue(struct callout_base *base, struct callout *c, u64 tick,
+		     u64 now)
+{
+	lockdep_assert_held(&base->lock);
+	__catch_up(base, now, CALLOUT_COLLECT_BUDGET);
+	return __file(base, c, tick, now);
 }
 
 /**
@@ -653,19 +702,37 @@ static void run_callout(struct callout_base *base, struct callout *c,
 		base->stats.slowest_ns = took;
 }
 
+/*
+ * Collect a chunk of what is due by @now (at most CALLOUT_COLLECT_BUDGET
+ * wheel entries, interrupts off), and record how long it held the lock.
+ * @start is a clock read made with the lock held, just before.
+ * Return: the clock at the end, the start of the func to run next.
+ */
+static u64 __collect(struct callout_base *base, u64 now, u64 start)
+{
+	u64 end;
+
+	lockdep_assert_held(&base->lock);
+	__catch_up(base, now, CALLOUT_COLLECT_BUDGET);
+	end = callout_now_ns();
+	if (end - start > base->stats.collect_max_ns)
+		base->stats.collect_max_ns = end - start;
+	return end;
+}
+
 static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 {
 	struct callout_base *base = container_of(timer, struct callout_base,
 						 timer);
-	u64 now_ns = callout_now_ns();
-	u64 now = div64_u64(now_ns, callout_tick_ns_param);
-	unsigned int budget = CALLOUT_RUN_BUDGET;
+	unsigned int budget = CALLOUT_RUN_BUDGET, chunks = 1;
+	u64 next, examined, migrations, expired, clock, now_ns, now;
 	struct callout *c;
-	u64 next, examined, migrations, expired, clock;
 	bool deferred;
 
 	spin_lock_bh(&base->expiry_lock);
 	spin_lock_irq(&base->lock);
+	now_ns = callout_now_ns();
+	now = div64_u64(now_ns, callout_tick_ns_param);
 	/*
 	 * A base's funcs run on its CPU while that CPU is up: __program()
 	 * never starts the hrtimer elsewhere. Once it is going down the
@@ -682,11 +749,23 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 	examined = base->wheel.stats.examined;
 	migrations = base->wheel.stats.migrations;
 	expired = base->stats.expired;
-	__catch_up(base, now);
-
-	/* The funcs start now, after a catch-up that may have been long. */
-	clock = list_empty(&base->expired) ? now_ns : callout_now_ns();
-	while (!list_empty(&base->expired) && budget--) {
+	/* The funcs start now, after a collection that took its time. */
+	clock = __collect(base, now, now_ns);
+	for (;;) {
+		if (list_empty(&base->expired)) {
+			/* The next chunk, if the wheel lags and time is left. */
+			if (!tw_advancing(&base->wheel) || !budget ||
+			    chunks++ >= CALLOUT_RUN_CHUNKS)
+				break;
+			/* Interrupts in between: each chunk is a section. */
+			spin_unlock_irq(&base->lock);
+			spin_lock_irq(&base->lock);
+			clock = __collect(base, now, callout_now_ns());
+			continue;
+		}
+		if (!budget)
+			break;
+		budget--;
 		c = list_first_entry(&base->expired, struct callout, entry.list);
 		list_del_init(&c->entry.list);
 		c->entry.flags &= ~CALLOUT_EXPIRING;
@@ -704,9 +783,9 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 		}
 	}
 
-	deferred = !list_empty(&base->expired);
+	deferred = !list_empty(&base->expired) || tw_advancing(&base->wheel);
 	if (deferred) {
-		/* Over budget: the rest in a new softirq run. */
+		/* Over a budget: the rest in a new softirq run. */
 		base->stats.deferred++;
 		__arm_soon(base);
 	} else {

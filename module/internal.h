@@ -33,7 +33,14 @@ static_assert(!(CALLOUT_EXPIRING & (TW_PENDING | TW_DUE)));
  * @late:		lateness histogram, see CALLOUT_LATE_BUCKETS
  * @max_late_ns:	largest fired - due seen
  * @slowest_ns:		slowest callback
- * @deferred:		runs that hit the per-run budget and came back at once
+ * @deferred:		runs that hit a budget (funcs, or the collection's)
+ *			and came back at once
+ * @collect_stopped:	collections (in a run or a set) that spent their
+ *			budget, CALLOUT_COLLECT_BUDGET, with more due
+ * @collect_max_ns:	longest collection of a run: from the base lock
+ *			taken to the first func, interrupts off throughout
+ * @full_catch_ups:	sets whose scheme refused a lagging wheel and so
+ *			caught it up without a budget (core.c, __enqueue())
  * @stayed_busy:	sets on another CPU that left a callout here, that
  *			CPU's base lock being busy
  * @stayed_running:	sets on another CPU that left a callout here, its func
@@ -51,6 +58,9 @@ struct callout_cpu_stats {
 	u64 max_late_ns;
 	u64 slowest_ns;
 	u64 deferred;
+	u64 collect_stopped;
+	u64 collect_max_ns;
+	u64 full_catch_ups;
 	u64 stayed_busy;
 	u64 stayed_running;
 	u64 kicks;
