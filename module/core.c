@@ -38,7 +38,8 @@
  * in full and asks again (stats "full_catch_ups"), the one collection
  * without a bound, and a rare one: only simple and lawn refuse, only with a
  * backlog in progress, and it costs what that backlog costs without
- * budgets.
+ * budgets. CPU offline moves callouts CALLOUT_MOVE_BUDGET at a time,
+ * letting go of both locks between chunks.
  *
  * Locking. Every lock of callout.ko, outermost first: none is taken while
  * holding one below it in this list.
@@ -96,6 +97,9 @@
  */
 #define CALLOUT_COLLECT_BUDGET	256
 #define CALLOUT_RUN_CHUNKS	16
+
+/* The most callouts a CPU going offline hands over per locked section. */
+#define CALLOUT_MOVE_BUDGET	256
 
 struct callout_base __percpu *callout_bases;
 const struct tw_ops *callout_ops;
@@ -292,9 +296,9 @@ static bool __detach(struct callout_base *base, struct callout *c)
 	lockdep_assert_held(&base->lock);
 	if (tw_remove(&base->wheel, &c->entry))
 		return true;
-	if (c->entry.flags & CALLOUT_EXPIRING) {
+	if (c->entry.flags & (CALLOUT_EXPIRING | CALLOUT_PARKED)) {
 		list_del_init(&c->entry.list);
-		c->entry.flags &= ~CALLOUT_EXPIRING;
+		c->entry.flags &= ~(CALLOUT_EXPIRING | CALLOUT_PARKED);
 		return true;
 	}
 	return false;
@@ -649,7 +653,8 @@ int callout_try_unset_sync(struct callout *c)
  */
 bool callout_pending(const struct callout *c)
 {
-	return READ_ONCE(c->entry.flags) & (TW_PENDING | CALLOUT_EXPIRING);
+	return READ_ONCE(c->entry.flags) &
+	       (TW_PENDING | CALLOUT_EXPIRING | CALLOUT_PARKED);
 }
 EXPORT_SYMBOL_NS_GPL(callout_pending, CALLOUT_NS);
 
@@ -703,6 +708,36 @@ static void run_callout(struct callout_base *base, struct callout *c,
 }
 
 /*
+ * The parked callouts (struct callout_base): the due ones go to the expired
+ * list, the others are offered to the wheel again. O(parked) with the lock
+ * held: a base parks only what a lawn out of queues refused it while a CPU
+ * went offline. Return: the earliest expiry still parked, or TW_NEVER.
+ */
+static u64 __unpark(struct callout_base *base, u64 now)
+{
+	struct callout *c, *tmp;
+	u64 first = TW_NEVER;
+	LIST_HEAD(parked);
+
+	lockdep_assert_held(&base->lock);
+	list_splice_init(&base->parked, &parked);
+	list_for_each_entry_safe(c, tmp, &parked, entry.list) {
+		list_del_init(&c->entry.list);
+		c->entry.flags &= ~CALLOUT_PARKED;
+		if (c->entry.expires <= max(now, base->wheel.target)) {
+			c->entry.flags |= CALLOUT_EXPIRING;
+			list_add_tail(&c->entry.list, &base->expired);
+		} else if (tw_insert(&base->wheel, &c->entry,
+				     c->entry.expires)) {
+			c->entry.flags |= CALLOUT_PARKED;
+			list_add_tail(&c->entry.list, &base->parked);
+			first = min(first, c->entry.expires);
+		}
+	}
+	return first;
+}
+
+/*
  * Collect a chunk of what is due by @now (at most CALLOUT_COLLECT_BUDGET
  * wheel entries, interrupts off), and record how long it held the lock.
  * @start is a clock read made with the lock held, just before.
@@ -749,6 +784,7 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 	examined = base->wheel.stats.examined;
 	migrations = base->wheel.stats.migrations;
 	expired = base->stats.expired;
+	next = list_empty(&base->parked) ? TW_NEVER : __unpark(base, now);
 	/* The funcs start now, after a collection that took its time. */
 	clock = __collect(base, now, now_ns);
 	for (;;) {
@@ -789,7 +825,7 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 		base->stats.deferred++;
 		__arm_soon(base);
 	} else {
-		next = tw_next(&base->wheel);
+		next = min(next, tw_next(&base->wheel));
 		if (next != TW_NEVER)
 			__arm_base(base, next);
 	}
@@ -816,19 +852,59 @@ static int callout_cpu_prepare(unsigned int cpu)
 	return 0;
 }
 
+/*
+ * Take up to @budget callouts off @old, a CPU that went down, onto @moving:
+ * its collected ones, its parked ones, then its wheel's, by tw_drain().
+ * Return: true when @old holds none any more.
+ */
+static bool __take_from_dead(struct callout_base *old,
+			     struct list_head *moving, u64 budget)
+{
+	struct list_head *lists[] = { &old->expired, &old->parked };
+	struct callout *c;
+	unsigned int i;
+
+	lockdep_assert_held(&old->lock);
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		while (!list_empty(lists[i])) {
+			if (!budget)
+				return false;
+			budget--;
+			c = list_first_entry(lists[i], struct callout,
+					     entry.list);
+			list_move_tail(&c->entry.list, moving);
+			c->entry.flags &= ~(CALLOUT_EXPIRING | CALLOUT_PARKED);
+		}
+	}
+	return budget && tw_drain(&old->wheel, moving, budget);
+}
+
+/*
+ * A dead CPU's callouts move, CALLOUT_MOVE_BUDGET at a time with both base
+ * locks held, to the base of the CPU running this. Between two chunks both
+ * locks are free, so callout_arm() may take a callout still on @old (it
+ * moves it away, @old being down: tw_drain() allows the tw_remove()) and
+ * callout_unset_sync() may cancel one; neither files anything on @old, and
+ * its func cannot be running (@old's hrtimer is cancelled and nothing
+ * arms it again), so the chunks end. Each callout keeps its expiry tick:
+ * one due already runs on the next tick of the new base, late, never
+ * early. None is lost: one the new base's scheme refuses (lawn out of
+ * queues; simple's range cannot refuse, the wheel being caught up first)
+ * is parked on new->parked and fires from there, as late as the tick that
+ * finds it due, never earlier.
+ */
 static int callout_cpu_dead(unsigned int cpu)
 {
 	struct callout_base *old = per_cpu_ptr(callout_bases, cpu), *new;
-	struct tw_entry *e, *tmp;
-	LIST_HEAD(moving);
-	u64 moved = 0, now;
+	u64 moved = 0, parked = 0, now;
+	struct callout *c, *tmp;
+	bool done;
 
 	spin_lock_irq(&old->lock);
 	old->online = false;
 	spin_unlock_irq(&old->lock);
 	hrtimer_cancel(&old->timer);
 
-	now = div64_u64(callout_now_ns(), callout_tick_ns_param);
 	/*
 	 * Stay on this CPU while its base takes them (the hrtimer is pinned
 	 * to the CPU that arms it), with preemption on: on PREEMPT_RT the
@@ -836,28 +912,37 @@ static int callout_cpu_dead(unsigned int cpu)
 	 */
 	migrate_disable();
 	new = this_cpu_ptr(callout_bases);
-	spin_lock_irq(&new->lock);
-	spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
-	WRITE_ONCE(old->timer_tick, TW_NEVER);
-	tw_drain(&old->wheel, &moving, TW_UNBOUNDED);
-	list_splice_tail_init(&old->expired, &moving);
-	list_for_each_entry_safe(e, tmp, &moving, list) {
-		struct callout *c = container_of(e, struct callout, entry);
+	do {
+		LIST_HEAD(moving);
 
-		list_del_init(&e->list);
-		c->entry.flags &= ~CALLOUT_EXPIRING;
-		WRITE_ONCE(c->base, new);
-		/* Due ones are filed at the next tick: late, never early. */
-		if (WARN_ON_ONCE(__enqueue(new, c, e->expires, now)))
-			continue;
-		moved++;
-	}
-	spin_unlock(&old->lock);
-	spin_unlock_irq(&new->lock);
+		now = div64_u64(callout_now_ns(), callout_tick_ns_param);
+		spin_lock_irq(&new->lock);
+		spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
+		WRITE_ONCE(old->timer_tick, TW_NEVER);
+		done = __take_from_dead(old, &moving, CALLOUT_MOVE_BUDGET);
+		__catch_up(new, now, CALLOUT_COLLECT_BUDGET);
+		list_for_each_entry_safe(c, tmp, &moving, entry.list) {
+			list_del_init(&c->entry.list);
+			WRITE_ONCE(c->base, new);
+			new->stats.moved++;
+			moved++;
+			/* Due ones run on the next tick: late, never early. */
+			if (!__file(new, c, c->entry.expires, now))
+				continue;
+			c->entry.flags |= CALLOUT_PARKED;
+			list_add_tail(&c->entry.list, &new->parked);
+			new->stats.parked++;
+			parked++;
+			__arm_base(new, c->entry.expires);
+		}
+		spin_unlock(&old->lock);
+		spin_unlock_irq(&new->lock);
+		cond_resched();
+	} while (!done);
 	migrate_enable();
 	if (moved)
-		pr_info("cpu%u offline: moved %llu callouts to cpu%u\n",
-			cpu, moved, new->cpu);
+		pr_info("cpu%u offline: moved %llu callouts to cpu%u (%llu parked)\n",
+			cpu, moved, new->cpu, parked);
 	return 0;
 }
 
@@ -1054,7 +1139,8 @@ static void callout_base_exit(struct callout_base *base)
 	if (ACCESS_PRIVATE(&base->timer, function))
 		hrtimer_cancel(&base->timer);
 	if (base->wheel.ops) {
-		WARN_ON(base->wheel.nr_pending || !list_empty(&base->expired));
+		WARN_ON(base->wheel.nr_pending || !list_empty(&base->expired) ||
+			!list_empty(&base->parked));
 		tw_destroy(&base->wheel);
 	}
 }
@@ -1102,6 +1188,7 @@ int callout_core_init(void)
 		spin_lock_init(&base->expiry_lock);
 		atomic_set(&base->expiry_waiters, 0);
 		INIT_LIST_HEAD(&base->expired);
+		INIT_LIST_HEAD(&base->parked);
 		hrtimer_setup(&base->timer, callout_tick, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_ABS_PINNED_SOFT);
 		INIT_CSD(&base->kick, callout_kick, base);

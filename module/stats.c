@@ -47,6 +47,8 @@ static void snapshot_add(struct callout_snapshot *t,
 	t->cpu.collect_max_ns = max(t->cpu.collect_max_ns,
 				    s->cpu.collect_max_ns);
 	t->cpu.full_catch_ups += s->cpu.full_catch_ups;
+	t->cpu.moved += s->cpu.moved;
+	t->cpu.parked += s->cpu.parked;
 	t->cpu.stayed_busy += s->cpu.stayed_busy;
 	t->cpu.stayed_running += s->cpu.stayed_running;
 	t->cpu.kicks += s->cpu.kicks;
@@ -108,6 +110,8 @@ static void show_snapshot(struct seq_file *m, const char *p,
 	seq_printf(m, "%scollect_stopped: %llu\n", p, s->cpu.collect_stopped);
 	seq_printf(m, "%scollect_max_ns: %llu\n", p, s->cpu.collect_max_ns);
 	seq_printf(m, "%sfull_catch_ups: %llu\n", p, s->cpu.full_catch_ups);
+	seq_printf(m, "%smoved_offline: %llu\n", p, s->cpu.moved);
+	seq_printf(m, "%sparked: %llu\n", p, s->cpu.parked);
 	seq_printf(m, "%sremote_stays_lock_busy: %llu\n", p, s->cpu.stayed_busy);
 	seq_printf(m, "%sremote_stays_func_running: %llu\n", p,
 		   s->cpu.stayed_running);
