@@ -258,17 +258,16 @@ static bool collect_slot(struct tw_wheel *w, struct hier_wheel *hw, u32 lvl,
 			 u64 *budget)
 {
 	struct list_head *head = &hw->slots.head[idx], *pos, *next;
+	u64 len = 0, left = *budget;
 	struct tw_entry *e;
 	bool done = true;
-	u64 len = 0;
 
 	for (pos = tw_slots_resume(&hw->slots, idx); pos != head; pos = next) {
-		if (!*budget) {
+		if (len == left) {
 			tw_slots_stop(&hw->slots, idx, pos);
 			done = false;
 			break;
 		}
-		(*budget)--;
 		len++;
 		next = pos->next;
 		e = list_entry(pos, struct tw_entry, list);
@@ -280,6 +279,7 @@ static bool collect_slot(struct tw_wheel *w, struct hier_wheel *hw, u32 lvl,
 			w->stats.migrations++;
 		}
 	}
+	*budget -= len;
 	w->stats.examined += len;
 	tw_note_chain(w, len);
 	tw_slots_settle(&hw->slots, idx);

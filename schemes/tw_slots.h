@@ -443,18 +443,17 @@ static inline bool tw_ring_collect_slot(struct tw_wheel *w, struct tw_ring *r,
 					struct list_head *expired, u64 *budget)
 {
 	struct list_head *head = &r->slots.head[idx], *pos, *next;
+	u64 len = 0, left = *budget, least;
 	struct tw_entry *e;
 	bool done = true;
 	LIST_HEAD(due);
-	u64 len = 0;
 
 	if (r->sorted) {
 		for (pos = head->next; pos != head; pos = pos->next) {
-			if (!*budget) {
+			if (len == left) {
 				done = false;
 				break;
 			}
-			(*budget)--;
 			len++;
 			if (list_entry(pos, struct tw_entry, list)->expires > now)
 				break;
@@ -471,25 +470,27 @@ static inline bool tw_ring_collect_slot(struct tw_wheel *w, struct tw_ring *r,
 			}
 			r->visit_min = TW_NEVER;
 		}
+		least = r->visit_min;
 		for (pos = tw_slots_resume(&r->slots, idx); pos != head;
 		     pos = next) {
-			if (!*budget) {
+			if (len == left) {
 				tw_slots_stop(&r->slots, idx, pos);
 				done = false;
 				break;
 			}
-			(*budget)--;
 			len++;
 			next = pos->next;
 			e = list_entry(pos, struct tw_entry, list);
 			if (e->expires <= now)
 				list_move_tail(&e->list, expired);
-			else if (e->expires < r->visit_min)
-				r->visit_min = e->expires;
+			else if (e->expires < least)
+				least = e->expires;
 		}
+		r->visit_min = least;
 		if (done)
-			r->earliest[idx] = r->visit_min;
+			r->earliest[idx] = least;
 	}
+	*budget -= len;
 	w->stats.examined += len;
 	tw_note_chain(w, len);
 	tw_slots_settle(&r->slots, idx);
