@@ -365,7 +365,7 @@ static int bench_wheel(struct bench_args *a)
 	for (b = 0; b < tick.batches; b++) {
 		bench_batch_begin(&tick);
 		for (i = 0; i < tick.per; i++)
-			tw_advance(&w, w.now + 1, &list);
+			tw_advance(&w, w.now + 1, &list, TW_UNBOUNDED);
 		bench_batch_end(&tick);
 	}
 	examined = w.stats.examined - examined;
@@ -385,7 +385,7 @@ static int bench_wheel(struct bench_args *a)
 	bench_out_ns("setup_ns", setup_ns, a->n);
 	bench_out(" pending=%llu", w.nr_pending);
 drain:
-	tw_drain(&w, &list);
+	tw_drain(&w, &list, TW_UNBOUNDED);
 	tw_destroy(&w);
 free_entries:
 	kvfree(entries);
@@ -423,7 +423,7 @@ static int bench_burst(struct bench_args *a)
 			cond_resched();
 	}
 	start = ktime_get_ns();
-	tw_advance(&w, BENCH_BURST_TICKS, &list);
+	tw_advance(&w, BENCH_BURST_TICKS, &list, TW_UNBOUNDED);
 	expire_ns = ktime_get_ns() - start;
 	list_for_each_entry(e, &list, list)
 		got++;
@@ -438,7 +438,7 @@ static int bench_burst(struct bench_args *a)
 	bench_out(" expired=%llu burst_ticks=%u", got, BENCH_BURST_TICKS);
 drain:
 	INIT_LIST_HEAD(&list);	/* the entries are dropped with the array */
-	tw_drain(&w, &list);
+	tw_drain(&w, &list, TW_UNBOUNDED);
 	tw_destroy(&w);
 free_entries:
 	kvfree(entries);

@@ -23,6 +23,24 @@
  * CALLOUT_RUN_BUDGET a run; a longer backlog re-arms the hrtimer to come back
  * at once in a new softirq run, so a burst cannot hog the CPU.
  *
+ * Bounded work with interrupts off. The base lock is taken with interrupts
+ * off, so no section under it may grow with the number of callouts due.
+ * A collection looks at no more than CALLOUT_COLLECT_BUDGET entries of the
+ * wheel (tw.h, "Budgets"): a run collects a chunk, runs it, lets go of the
+ * lock and collects the next, up to its budget of funcs, and comes back at
+ * once for the rest, as it does for funcs. A set catches the wheel up by at
+ * most a chunk too, so the wheel may lag the clock while a backlog is
+ * worked off: a set due by the clock's tick, or by the tick the wheel's
+ * pass is going to, goes straight onto base->expired, never into a wheel
+ * that might have passed its slot. A scheme that measures from w->now
+ * (simple's MaxInterval, lawn's TTL queues) may refuse a lagging wheel what
+ * it takes from one that is current: that set alone catches the wheel up
+ * in full and asks again (stats "full_catch_ups"), the one collection
+ * without a bound, and a rare one: only simple and lawn refuse, only with a
+ * backlog in progress, and it costs what that backlog costs without
+ * budgets. CPU offline moves callouts CALLOUT_MOVE_BUDGET at a time,
+ * letting go of both locks between chunks.
+ *
  * Locking. Every lock of callout.ko, outermost first: none is taken while
  * holding one below it in this list.
  *
@@ -80,6 +98,17 @@
 #include "trace.h"
 
 #define CALLOUT_RUN_BUDGET	1024
+
+/*
+ * The most wheel entries one collection looks at with the base lock held
+ * (interrupts off), and the most chunks a run collects before it comes
+ * back in a new softirq run.
+ */
+#define CALLOUT_COLLECT_BUDGET	256
+#define CALLOUT_RUN_CHUNKS	16
+
+/* The most callouts a CPU going offline hands over per locked section. */
+#define CALLOUT_MOVE_BUDGET	256
 
 struct callout_base __percpu *callout_bases;
 const struct tw_ops *callout_ops;
@@ -276,64 +305,88 @@ static bool __detach(struct callout_base *base, struct callout *c)
 	lockdep_assert_held(&base->lock);
 	if (tw_remove(&base->wheel, &c->entry))
 		return true;
-	if (c->entry.flags & CALLOUT_EXPIRING) {
+	if (c->entry.flags & (CALLOUT_EXPIRING | CALLOUT_PARKED)) {
 		list_del_init(&c->entry.list);
-		c->entry.flags &= ~CALLOUT_EXPIRING;
+		c->entry.flags &= ~(CALLOUT_EXPIRING | CALLOUT_PARKED);
 		return true;
 	}
 	return false;
 }
 
 /*
- * Bring @base's wheel to tick @now: what is due by then moves to the
+ * Bring @base's wheel towards tick @now, looking at no more than @budget
+ * entries (TW_UNBOUNDED: all the way): what is due by then moves to the
  * base's expired list, to run on the next tick. The tick sleeps over empty
- * slots, so a wheel may lag the clock; every insert first catches it up,
- * so a scheme measures an interval from the present (Scheme 4's
- * MaxInterval) and never from a tick long past.
+ * slots and a budget may stop a pass, so a wheel may lag the clock; every
+ * set first catches it up by a chunk, so that a scheme measures an
+ * interval from the present (Scheme 4's MaxInterval) in all but a backlog.
+ * Return: true if the wheel has reached @now.
  */
-static void __catch_up(struct callout_base *base, u64 now)
+static bool __catch_up(struct callout_base *base, u64 now, u64 budget)
 {
-	struct callout *c;
+	struct tw_entry *e;
 	LIST_HEAD(due);
 
 	lockdep_assert_held(&base->lock);
-	if (now <= base->wheel.now)
-		return;
-	tw_advance(&base->wheel, now, &due);
-	if (list_empty(&due))
-		return;
-	list_for_each_entry(c, &due, entry.list)
-		c->entry.flags |= CALLOUT_EXPIRING;
+	if (now <= base->wheel.now && !tw_advancing(&base->wheel))
+		return true;
+	tw_advance(&base->wheel, now, &due, budget);
+	list_for_each_entry(e, &due, list)
+		e->flags |= CALLOUT_EXPIRING;
 	list_splice_tail(&due, &base->expired);
+	if (!tw_advancing(&base->wheel))
+		return true;
+	base->stats.collect_stopped++;
+	return false;
 }
 
 /*
- * File @c at @tick on @base, which must be online. @now is the current
- * tick, read by the caller before it took the lock: one clock read a set.
+ * File @c at @tick on @base, whose wheel the caller has caught up as far
+ * as it goes (__catch_up()); @now is the current tick, read by the caller
+ * before it took the lock: one clock read a set.
  */
-static int __enqueue(struct callout_base *base, struct callout *c, u64 tick,
-		     u64 now)
+static int __file(struct callout_base *base, struct callout *c, u64 tick,
+		  u64 now)
 {
+	struct tw_wheel *w = &base->wheel;
 	int ret;
 
 	lockdep_assert_held(&base->lock);
-	__catch_up(base, now);
-	if (tick <= base->wheel.now) {
-		/* Already due (a moved or a zero-tick callout): run it next. */
+	/*
+	 * Due by the clock, or by the tick a pass of the wheel goes to (read
+	 * from the clock, maybe after @now): it runs next, whatever the wheel
+	 * has passed. Late over early: the clock is at or past @tick.
+	 */
+	if (tick <= max(now, w->target)) {
 		c->entry.expires = tick;
 		c->entry.flags |= CALLOUT_EXPIRING;
 		list_add_tail(&c->entry.list, &base->expired);
 	} else {
-		ret = tw_insert(&base->wheel, &c->entry, tick);
+		ret = tw_insert(w, &c->entry, tick);
+		if (ret && w->now < now) {
+			/* Refused by a lagging wheel: see the top of the file. */
+			base->stats.full_catch_ups++;
+			__catch_up(base, now, TW_UNBOUNDED);
+			ret = tw_insert(w, &c->entry, tick);
+		}
 		if (ret)
 			return ret;
 	}
 	base->stats.set++;
-	if (list_empty(&base->expired))
+	if (list_empty(&base->expired) && !tw_advancing(w))
 		__arm_base(base, c->entry.expires);
 	else
 		__arm_soon(base);
 	return 0;
+}
+
+/* Catch @base up by a chunk, then file @c at @tick: as __file(). */
+static int __enqueue(struct callout_base *base, struct callout *c, u64 tick,
+		     u64 now)
+{
+	lockdep_assert_held(&base->lock);
+	__catch_up(base, now, CALLOUT_COLLECT_BUDGET);
+	return __file(base, c, tick, now);
 }
 
 /**
@@ -781,7 +834,8 @@ int callout_try_unset_sync(struct callout *c)
  */
 bool callout_pending(const struct callout *c)
 {
-	return READ_ONCE(c->entry.flags) & (TW_PENDING | CALLOUT_EXPIRING);
+	return READ_ONCE(c->entry.flags) &
+	       (TW_PENDING | CALLOUT_EXPIRING | CALLOUT_PARKED);
 }
 EXPORT_SYMBOL_NS_GPL(callout_pending, CALLOUT_NS);
 
@@ -834,19 +888,67 @@ static void run_callout(struct callout_base *base, struct callout *c,
 		base->stats.slowest_ns = took;
 }
 
+/*
+ * The parked callouts (struct callout_base): the due ones go to the expired
+ * list, the others are offered to the wheel again. O(parked) with the lock
+ * held: a base parks only what a lawn out of queues refused it while a CPU
+ * went offline. Return: the earliest expiry still parked, or TW_NEVER.
+ */
+static u64 __unpark(struct callout_base *base, u64 now)
+{
+	struct callout *c, *tmp;
+	u64 first = TW_NEVER;
+	LIST_HEAD(parked);
+
+	lockdep_assert_held(&base->lock);
+	list_splice_init(&base->parked, &parked);
+	list_for_each_entry_safe(c, tmp, &parked, entry.list) {
+		list_del_init(&c->entry.list);
+		c->entry.flags &= ~CALLOUT_PARKED;
+		if (c->entry.expires <= max(now, base->wheel.target)) {
+			c->entry.flags |= CALLOUT_EXPIRING;
+			list_add_tail(&c->entry.list, &base->expired);
+		} else if (tw_insert(&base->wheel, &c->entry,
+				     c->entry.expires)) {
+			c->entry.flags |= CALLOUT_PARKED;
+			list_add_tail(&c->entry.list, &base->parked);
+			first = min(first, c->entry.expires);
+		}
+	}
+	return first;
+}
+
+/*
+ * Collect a chunk of what is due by @now (at most CALLOUT_COLLECT_BUDGET
+ * wheel entries, interrupts off), and record how long it held the lock.
+ * @start is a clock read made with the lock held, just before.
+ * Return: the clock at the end, the start of the func to run next.
+ */
+static u64 __collect(struct callout_base *base, u64 now, u64 start)
+{
+	u64 end;
+
+	lockdep_assert_held(&base->lock);
+	__catch_up(base, now, CALLOUT_COLLECT_BUDGET);
+	end = callout_now_ns();
+	if (end - start > base->stats.collect_max_ns)
+		base->stats.collect_max_ns = end - start;
+	return end;
+}
+
 static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 {
 	struct callout_base *base = container_of(timer, struct callout_base,
 						 timer);
-	u64 now_ns = callout_now_ns();
-	u64 now = div64_u64(now_ns, callout_tick_ns_param);
-	unsigned int budget = CALLOUT_RUN_BUDGET;
+	unsigned int budget = CALLOUT_RUN_BUDGET, chunks = 1;
+	u64 next, examined, migrations, expired, clock, now_ns, now;
 	struct callout *c;
-	u64 next, examined, migrations, expired, clock;
 	bool deferred;
 
 	spin_lock_bh(&base->expiry_lock);
 	spin_lock_irq(&base->lock);
+	now_ns = callout_now_ns();
+	now = div64_u64(now_ns, callout_tick_ns_param);
 	/*
 	 * A base's funcs run on its CPU while that CPU is up: __program()
 	 * never starts the hrtimer elsewhere. Once it is going down the
@@ -863,11 +965,24 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 	examined = base->wheel.stats.examined;
 	migrations = base->wheel.stats.migrations;
 	expired = base->stats.expired;
-	__catch_up(base, now);
-
-	/* The funcs start now, after a catch-up that may have been long. */
-	clock = list_empty(&base->expired) ? now_ns : callout_now_ns();
-	while (!list_empty(&base->expired) && budget--) {
+	next = list_empty(&base->parked) ? TW_NEVER : __unpark(base, now);
+	/* The funcs start now, after a collection that took its time. */
+	clock = __collect(base, now, now_ns);
+	for (;;) {
+		if (list_empty(&base->expired)) {
+			/* The next chunk, if the wheel lags and time is left. */
+			if (!tw_advancing(&base->wheel) || !budget ||
+			    chunks++ >= CALLOUT_RUN_CHUNKS)
+				break;
+			/* Interrupts in between: each chunk is a section. */
+			spin_unlock_irq(&base->lock);
+			spin_lock_irq(&base->lock);
+			clock = __collect(base, now, callout_now_ns());
+			continue;
+		}
+		if (!budget)
+			break;
+		budget--;
 		c = list_first_entry(&base->expired, struct callout, entry.list);
 		list_del_init(&c->entry.list);
 		c->entry.flags &= ~CALLOUT_EXPIRING;
@@ -885,13 +1000,13 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 		}
 	}
 
-	deferred = !list_empty(&base->expired);
+	deferred = !list_empty(&base->expired) || tw_advancing(&base->wheel);
 	if (deferred) {
-		/* Over budget: the rest in a new softirq run. */
+		/* Over a budget: the rest in a new softirq run. */
 		base->stats.deferred++;
 		__arm_soon(base);
 	} else {
-		next = tw_next(&base->wheel);
+		next = min(next, tw_next(&base->wheel));
 		if (next != TW_NEVER)
 			__arm_base(base, next);
 	}
@@ -918,19 +1033,59 @@ static int callout_cpu_prepare(unsigned int cpu)
 	return 0;
 }
 
+/*
+ * Take up to @budget callouts off @old, a CPU that went down, onto @moving:
+ * its collected ones, its parked ones, then its wheel's, by tw_drain().
+ * Return: true when @old holds none any more.
+ */
+static bool __take_from_dead(struct callout_base *old,
+			     struct list_head *moving, u64 budget)
+{
+	struct list_head *lists[] = { &old->expired, &old->parked };
+	struct callout *c;
+	unsigned int i;
+
+	lockdep_assert_held(&old->lock);
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		while (!list_empty(lists[i])) {
+			if (!budget)
+				return false;
+			budget--;
+			c = list_first_entry(lists[i], struct callout,
+					     entry.list);
+			list_move_tail(&c->entry.list, moving);
+			c->entry.flags &= ~(CALLOUT_EXPIRING | CALLOUT_PARKED);
+		}
+	}
+	return budget && tw_drain(&old->wheel, moving, budget);
+}
+
+/*
+ * A dead CPU's callouts move, CALLOUT_MOVE_BUDGET at a time with both base
+ * locks held, to the base of the CPU running this. Between two chunks both
+ * locks are free, so callout_arm() may take a callout still on @old (it
+ * moves it away, @old being down: tw_drain() allows the tw_remove()) and
+ * callout_unset_sync() may cancel one; neither files anything on @old, and
+ * its func cannot be running (@old's hrtimer is cancelled and nothing
+ * arms it again), so the chunks end. Each callout keeps its expiry tick:
+ * one due already runs on the next tick of the new base, late, never
+ * early. None is lost: one the new base's scheme refuses (lawn out of
+ * queues; simple's range cannot refuse, the wheel being caught up first)
+ * is parked on new->parked and fires from there, as late as the tick that
+ * finds it due, never earlier.
+ */
 static int callout_cpu_dead(unsigned int cpu)
 {
 	struct callout_base *old = per_cpu_ptr(callout_bases, cpu), *new;
-	struct tw_entry *e, *tmp;
-	LIST_HEAD(moving);
-	u64 moved = 0, now;
+	u64 moved = 0, parked = 0, now;
+	struct callout *c, *tmp;
+	bool done;
 
 	spin_lock_irq(&old->lock);
 	old->online = false;
 	spin_unlock_irq(&old->lock);
 	hrtimer_cancel(&old->timer);
 
-	now = div64_u64(callout_now_ns(), callout_tick_ns_param);
 	/*
 	 * Stay on this CPU while its base takes them (the hrtimer is pinned
 	 * to the CPU that arms it), with preemption on: on PREEMPT_RT the
@@ -938,28 +1093,37 @@ static int callout_cpu_dead(unsigned int cpu)
 	 */
 	migrate_disable();
 	new = this_cpu_ptr(callout_bases);
-	spin_lock_irq(&new->lock);
-	spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
-	WRITE_ONCE(old->timer_tick, TW_NEVER);
-	tw_drain(&old->wheel, &moving);
-	list_splice_tail_init(&old->expired, &moving);
-	list_for_each_entry_safe(e, tmp, &moving, list) {
-		struct callout *c = container_of(e, struct callout, entry);
+	do {
+		LIST_HEAD(moving);
 
-		list_del_init(&e->list);
-		c->entry.flags &= ~CALLOUT_EXPIRING;
-		WRITE_ONCE(c->base, new);
-		/* Due ones are filed at the next tick: late, never early. */
-		if (WARN_ON_ONCE(__enqueue(new, c, e->expires, now)))
-			continue;
-		moved++;
-	}
-	spin_unlock(&old->lock);
-	spin_unlock_irq(&new->lock);
+		now = div64_u64(callout_now_ns(), callout_tick_ns_param);
+		spin_lock_irq(&new->lock);
+		spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
+		WRITE_ONCE(old->timer_tick, TW_NEVER);
+		done = __take_from_dead(old, &moving, CALLOUT_MOVE_BUDGET);
+		__catch_up(new, now, CALLOUT_COLLECT_BUDGET);
+		list_for_each_entry_safe(c, tmp, &moving, entry.list) {
+			list_del_init(&c->entry.list);
+			WRITE_ONCE(c->base, new);
+			new->stats.moved++;
+			moved++;
+			/* Due ones run on the next tick: late, never early. */
+			if (!__file(new, c, c->entry.expires, now))
+				continue;
+			c->entry.flags |= CALLOUT_PARKED;
+			list_add_tail(&c->entry.list, &new->parked);
+			new->stats.parked++;
+			parked++;
+			__arm_base(new, c->entry.expires);
+		}
+		spin_unlock(&old->lock);
+		spin_unlock_irq(&new->lock);
+		cond_resched();
+	} while (!done);
 	migrate_enable();
 	if (moved)
-		pr_info("cpu%u offline: moved %llu callouts to cpu%u\n",
-			cpu, moved, new->cpu);
+		pr_info("cpu%u offline: moved %llu callouts to cpu%u (%llu parked)\n",
+			cpu, moved, new->cpu, parked);
 	return 0;
 }
 
@@ -1156,7 +1320,8 @@ static void callout_base_exit(struct callout_base *base)
 	if (ACCESS_PRIVATE(&base->timer, function))
 		hrtimer_cancel(&base->timer);
 	if (base->wheel.ops) {
-		WARN_ON(base->wheel.nr_pending || !list_empty(&base->expired));
+		WARN_ON(base->wheel.nr_pending || !list_empty(&base->expired) ||
+			!list_empty(&base->parked));
 		tw_destroy(&base->wheel);
 	}
 }
@@ -1205,6 +1370,7 @@ int callout_core_init(void)
 		spin_lock_init(&base->expiry_lock);
 		atomic_set(&base->expiry_waiters, 0);
 		INIT_LIST_HEAD(&base->expired);
+		INIT_LIST_HEAD(&base->parked);
 		hrtimer_setup(&base->timer, callout_tick, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_ABS_PINNED_SOFT);
 		INIT_CSD(&base->kick, callout_kick, base);

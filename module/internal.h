@@ -19,7 +19,8 @@
 
 /* Owner bits of callout.entry.flags, under the base lock */
 #define CALLOUT_EXPIRING	0x100u	/* collected, func not yet started */
-static_assert(!(CALLOUT_EXPIRING & TW_PENDING));
+#define CALLOUT_PARKED		0x200u	/* on base->parked, see there */
+static_assert(!((CALLOUT_EXPIRING | CALLOUT_PARKED) & (TW_PENDING | TW_DUE)));
 
 /* Lateness histogram: bucket i counts fired - due in [2^(i-1), 2^i) us. */
 #define CALLOUT_LATE_BUCKETS	16
@@ -33,7 +34,17 @@ static_assert(!(CALLOUT_EXPIRING & TW_PENDING));
  * @late:		lateness histogram, see CALLOUT_LATE_BUCKETS
  * @max_late_ns:	largest fired - due seen
  * @slowest_ns:		slowest callback
- * @deferred:		runs that hit the per-run budget and came back at once
+ * @deferred:		runs that hit a budget (funcs, or the collection's)
+ *			and came back at once
+ * @collect_stopped:	collections (in a run or a set) that spent their
+ *			budget, CALLOUT_COLLECT_BUDGET, with more due
+ * @collect_max_ns:	longest collection of a run: from the base lock
+ *			taken to the first func, interrupts off throughout
+ * @full_catch_ups:	sets whose scheme refused a lagging wheel and so
+ *			caught it up without a budget (core.c, __enqueue())
+ * @moved:		callouts taken from CPUs that went offline
+ * @parked:		of those, callouts this base's scheme refused, parked
+ *			on base->parked to fire from there
  * @stayed_busy:	sets on another CPU that left a callout here, that
  *			CPU's base lock being busy
  * @stayed_running:	sets on another CPU that left a callout here, its func
@@ -51,6 +62,11 @@ struct callout_cpu_stats {
 	u64 max_late_ns;
 	u64 slowest_ns;
 	u64 deferred;
+	u64 collect_stopped;
+	u64 collect_max_ns;
+	u64 full_catch_ups;
+	u64 moved;
+	u64 parked;
 	u64 stayed_busy;
 	u64 stayed_running;
 	u64 kicks;
@@ -62,6 +78,10 @@ struct callout_cpu_stats {
  * @lock:	protects every field below but @expiry_lock
  * @wheel:	the timer scheme instance
  * @expired:	collected callouts whose func has not started yet
+ * @parked:	callouts moved here from a CPU that went offline whose
+ *		expiry the wheel refused (lawn out of queues): each run of
+ *		the tick moves the due ones to @expired and retries the
+ *		others' insert; CALLOUT_PARKED in their flags
  * @running:	the callout whose func runs now, or NULL
  * @timer:	the tick; armed only while work can be due (tickless), and
  *		only by this CPU while it is up (core.c's __program())
@@ -82,6 +102,7 @@ struct callout_base {
 	spinlock_t lock;		/* see above */
 	struct tw_wheel wheel;
 	struct list_head expired;
+	struct list_head parked;
 	struct callout *running;
 	struct hrtimer timer;
 	u64 timer_tick;
