@@ -128,6 +128,10 @@ u64 callout_max_timeout_ns(void);
 int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		     callout_func_t func, void *arg);
 int callout_try_unset_sync(struct callout *c);
+
+/* timeout.c */
+int callout_timeout_init(void);
+void callout_timeout_exit(void);
 int callout_hash_insert(struct callout_hashed *h);
 void callout_hash_remove(struct callout_hashed *h);
 struct rhlist_head *callout_hash_lookup(const struct callout_key *key);
