@@ -680,7 +680,8 @@ static int bench_rhl(struct bench_args *a)
 		}
 		bench_batch_end(&pair);
 	}
-	bench_head(a, reps);
+	bench_out("test=%s scheme=linux n=%llu reps=%llu", a->test, a->n,
+		  reps);
 	bench_out_timing("pair_ns", "pair_mean_ns", &pair);
 	bench_out_ns("setup_ns", setup_ns, a->n);
 destroy:
