@@ -104,7 +104,7 @@ extern unsigned long callout_max_per_file, callout_max_total;
 
 /**
  * struct callout_key - what the old interface finds a callout by
- * @owner:	the /dev/callout file, or NULL for kernel callers
+ * @owner:	the /dev/callout file, or timeout.c's owner of kernel callers
  * @func:	the func, as an opaque value
  * @arg:	the arg, as an opaque value
  */
