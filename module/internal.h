@@ -6,8 +6,10 @@
 #ifndef CALLOUT_INTERNAL_H
 #define CALLOUT_INTERNAL_H
 
+#include <linux/atomic.h>
 #include <linux/callout.h>
 #include <linux/hrtimer.h>
+#include <linux/list.h>
 #include <linux/smp.h>
 #include <linux/percpu.h>
 #include <linux/rhashtable-types.h>
@@ -123,7 +125,7 @@ extern unsigned long callout_max_per_file, callout_max_total;
 
 /**
  * struct callout_key - what the old interface finds a callout by
- * @owner:	the /dev/callout file, or NULL for kernel callers
+ * @owner:	the /dev/callout file, or timeout.c's owner of kernel callers
  * @func:	the func, as an opaque value
  * @arg:	the arg, as an opaque value
  */
@@ -154,6 +156,80 @@ s64 callout_forward(struct callout *c, u64 now_ns, u64 period_ns,
 		    u64 *expires_ns);
 int callout_try_unset_sync(struct callout *c);
 void callout_wait_idle(struct callout *c);
+
+/* timeout.c: the old interface, one implementation for every owner */
+struct callout_to;
+struct kmem_cache;
+
+/**
+ * struct callout_owner_ops - what an owner of timeouts does with them
+ * @expire:	a timeout of the owner expired: softirq context, the callout
+ *		claimed and out of the hash; the op owns it until it calls
+ *		callout_to_put()
+ */
+struct callout_owner_ops {
+	void (*expire)(struct callout_to *to);
+};
+
+/**
+ * struct callout_owner - who arms timeouts and cancels them by key: the
+ * kernel's callers, or (to come) a /dev/callout file
+ * @lock:	protects @free, @armed, @nr_free and @closing; taken with
+ *		bottom halves off, innermost
+ * @free:	idle callouts, at most @max_free (4.4BSD's callfree)
+ * @armed:	callouts taken from @free or the cache and not put back
+ * @nr_free:	on @free
+ * @max_free:	the bound of @free
+ * @closing:	draining: a callout put goes back to the slab
+ * @ops:	its expire op
+ * @cache:	its callouts' cache (callout_to_cache_create()), which its
+ *		callouts are charged to
+ * @gfp:	for allocations when @free is empty
+ */
+struct callout_owner {
+	spinlock_t lock;		/* see above */
+	struct list_head free;
+	struct list_head armed;
+	unsigned int nr_free;
+	unsigned int max_free;
+	bool closing;
+	const struct callout_owner_ops *ops;
+	struct kmem_cache *cache;
+	gfp_t gfp;
+};
+
+/**
+ * struct callout_to - a timeout: a callout found by its owner, func and arg
+ * @c:		the callout; its func is timeout.c's
+ * @h:		its entry in the func/arg hash, key.owner its owner
+ * @state:	generation and state of its arming (timeout.c)
+ * @owner:	the owner whose cache it comes from
+ * @link:	on the owner's free or armed list, under the owner's lock
+ *
+ * An owner's objects start with one; its cache is SLAB_TYPESAFE_BY_RCU.
+ */
+struct callout_to {
+	struct callout c;
+	struct callout_hashed h;
+	atomic_long_t state;
+	struct callout_owner *owner;
+	struct list_head link;
+};
+
+struct kmem_cache *callout_to_cache_create(const char *name, size_t size,
+					   slab_flags_t flags);
+void callout_owner_init(struct callout_owner *o,
+			const struct callout_owner_ops *ops,
+			struct kmem_cache *cache, gfp_t gfp,
+			unsigned int max_free);
+unsigned long callout_owner_drain(struct callout_owner *o, bool warn);
+void callout_owner_destroy(struct callout_owner *o);
+int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
+		   unsigned long ticks);
+int callout_to_cancel(struct callout_owner *o, u64 func, u64 arg);
+void callout_to_put(struct callout_to *to);
+int callout_timeout_init(void);
+void callout_timeout_exit(void);
 int callout_hash_insert(struct callout_hashed *h);
 void callout_hash_remove(struct callout_hashed *h);
 struct rhlist_head *callout_hash_lookup(const struct callout_key *key);

@@ -16,8 +16,8 @@
 # Each repetition: for each loaded scheme (hashed, hierarchical, bsd;
 # callout.ko is reloaded with scheme=, callout_bench.ko after it), for each
 # N (10 .. 1M): the facility's handle and hash interfaces; with hashed
-# loaded, timer_list and hrtimer and the private wheels of all nine schemes
-# at the same N. Then burst expiry, then user space (N up to 100k: N
+# loaded, timer_list and hrtimer, the hash's rhltable alone (rhl) and the
+# private wheels of all nine schemes at the same N. Then burst expiry, then user space (N up to 100k: N
 # timerfds cost ~1 KB of kernel memory each and seconds to create under
 # TCG), lateness and idle cost.
 # The schemes whose cost is linear in N (list, ordered, bsd: tw_ops.linear,
@@ -105,6 +105,7 @@ while [ $rep -le "$R" ]; do
 			[ $fs = hashed ] || continue
 			k timer_list n=$n
 			k hrtimer n=$n
+			k rhl n=$n
 			for s in $SCHEMES; do
 				linear $s && [ "$n" -gt "$LINEAR_MAX_N" ] && continue
 				k wheel scheme=$s n=$n
@@ -254,6 +255,8 @@ fig9=(wheel:bsd wheel:hashed wheel:hierarchical handle:hashed hash:hashed
 	echo "their linear step (tw_ops.linear; see bench/callout_bench.c)."
 	table "Fig. 9: ns per set+unset pair, N pending (wheel: the scheme alone)" \
 		pair_ns "$kns" "${fig9[@]}"
+	table "The old interface against the handle, and its hash's part alone (rhl): ns per pair" \
+		pair_ns "$kns" handle:hashed hash:hashed rhl handle:hierarchical hash:hierarchical
 	table "Every scheme alone: ns per remove+insert pair" pair_ns "$kns" "${wheels[@]}"
 	table "Every scheme alone: ns per tick, N pending, none due" tick_ns "$kns" "${wheels[@]}"
 	printf '\n### Expiring a burst: ns per entry\n\n| series | N | expire_ns |\n|---|---:|---:|\n'
@@ -301,6 +304,13 @@ fig9=(wheel:bsd wheel:hashed wheel:hierarchical handle:hashed hash:hashed
 	for n in $kns; do
 		h=$(med handle:hashed "$n" pair_ns) t=$(med timer_list "$n" pair_ns)
 		target "handle:hashed <= timer_list at N=$n: $h vs $t ns" "$(le "$h" "$t" && echo 1 || echo 0)"
+	done
+	for fs in hashed hierarchical; do
+		for n in $kns; do
+			r=$(ratio "$(med hash:$fs "$n" pair_ns)" "$(med handle:$fs "$n" pair_ns)")
+			target "hash:$fs within 1.5x of handle:$fs at N=$n: ${r}x" \
+				"$(awk -v r="$r" 'BEGIN { print (r != "-" && r <= 1.5) }')"
+		done
 	done
 	h=$(med handle:hashed 1000000 pair_ns) t=$(med hrtimer 1000000 pair_ns)
 	r=$(ratio "$h" "$t")

@@ -45,6 +45,10 @@
  *		callout stays on another CPU's base. The kernel's counters
  *		say how often each was taken (remote_test.sh), and the tick
  *		asserts that it runs on its own CPU.
+ * test=leave	a client's bug: one far callout_timeout() of kfree(NULL)
+ *		left pending at this module's exit, which callout.ko's
+ *		unload must cancel with a warning naming kfree, and free
+ *		(scripts/check-debug.sh boots once for this).
  * test=inversion	a planted bug, for a lockdep kernel only: a func takes
  *		a lock, and once it has run, callout_unset_sync() is called
  *		holding that lock. The load succeeds; lockdep must report the
@@ -716,6 +720,26 @@ static int test_remote(void)
 }
 
 /*
+ * test=leave: a timeout left pending when this module goes. Its func is
+ * kfree(), of NULL, so that even if it fired after this module is gone it
+ * would run no code of ours and do nothing. As far as the scheme reaches,
+ * up to an hour: it must still be pending when callout.ko unloads.
+ */
+static int test_leave(void)
+{
+	unsigned long ticks = 3600 * NSEC_PER_SEC / callout_tick_ns();
+	int ret;
+
+	do {
+		ret = callout_timeout((callout_func_t)(void *)kfree, NULL,
+				      ticks);
+	} while (ret == -ERANGE && (ticks /= 2));
+	if (ret)
+		pr_err("leave: callout_timeout(): %d\n", ret);
+	return ret;
+}
+
+/*
  * test=inversion: the bug callout_unset_sync()'s kernel-doc forbids,
  * planted. A func takes a lock, and a caller holds that lock across
  * callout_unset_sync(). It deadlocks only if the func runs at that moment
@@ -830,6 +854,8 @@ static int __init callout_client_init(void)
 		ret = test_remote();
 	else if (!strcmp(test, "inversion"))
 		ret = test_inversion();
+	else if (!strcmp(test, "leave"))
+		ret = test_leave();
 	else if (*test)
 		ret = -EINVAL;
 	if (!ret && hold)
