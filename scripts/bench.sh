@@ -39,7 +39,7 @@ while [ $# -gt 0 ]; do
 	--quick) quick=1 repeat=1; shift ;;
 	--repeat) repeat=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	-h|--help) sed -n '4,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,30s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
