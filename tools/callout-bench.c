@@ -36,8 +36,11 @@
  *            to nobody for the rest): an unprivileged process pinned to the
  *            last online CPU sets N callouts due at one absolute time (all
  *            on that CPU's base), sleeps until 300 ms after it and closes
- *            the file; from its last SET to the return of its close(), a
- *            SCHED_FIFO priority-1 thread on the same CPU alternates 200 us
+ *            the file (the time allowed to set them is 4x what 2000 SETs
+ *            took just before, at least 40 us a SET: set_before_due says
+ *            whether it sufficed); from its last SET to the return of its
+ *            close(), a SCHED_FIFO priority-1 thread on the same CPU
+ *            alternates 200 us
  *            of reading CLOCK_MONOTONIC in a loop with 200 us of sleep (so
  *            the other process gets the CPU without RT throttling) and
  *            keeps its longest gap: between two reads, or from the wake-up
@@ -695,6 +698,7 @@ struct stall_shared {
 	int ready;			/* the spinner runs as SCHED_FIFO */
 	u64 gap_ns[3];			/* longest gap that ended in phase 1, 2 */
 	u64 close_ns;
+	u64 set_ns;			/* time allowed each SET */
 	int set_before_due;
 	int err;			/* errno of what failed in the setter */
 };
@@ -705,7 +709,9 @@ struct stall_shared {
 
 #define STALL_SPIN_NS	200000ULL
 #define STALL_SLEEP_NS	200000ULL
-#define STALL_SET_NS	40000ULL	/* a SET's time, counted generously */
+#define STALL_SET_NS	40000ULL	/* the least time allowed a SET */
+#define STALL_CALIBRATE	2000ULL		/* SETs timed to plan the due time */
+#define STALL_MARGIN	4ULL		/* times the SET time so timed */
 
 static void stall_pin(int cpu)
 {
@@ -764,7 +770,7 @@ static void stall_setter(struct stall_shared *sh, int cpu)
 	struct callout_set s = { 0 };
 	struct timespec ts;
 	u64 i, due, t, t0;
-	int fd;
+	int fd, scratch;
 
 	stall_pin(cpu);
 	if (setgid(65534) || setuid(65534)) {
@@ -776,7 +782,30 @@ static void stall_setter(struct stall_shared *sh, int cpu)
 		sh->err = errno;
 		return;
 	}
-	due = now_ns() + 500000000ULL + n * STALL_SET_NS;
+	/*
+	 * The time a SET takes here and now (on a shared host it varies
+	 * several-fold), from SETs an hour ahead on a scratch file: allow
+	 * STALL_MARGIN times that, at least STALL_SET_NS, so that all N are
+	 * set before the first is due (set_before_due says whether they were).
+	 */
+	scratch = open("/dev/callout", O_RDWR);
+	if (scratch < 0) {
+		sh->err = errno;
+		return;
+	}
+	s.timeout_ns = 3600 * NS;
+	t0 = now_ns();
+	for (i = 0; i < STALL_CALIBRATE; i++) {
+		if (ioctl(scratch, CALLOUT_IOC_SET, &s)) {
+			sh->err = errno;
+			return;
+		}
+	}
+	sh->set_ns = (now_ns() - t0) / STALL_CALIBRATE * STALL_MARGIN;
+	close(scratch);
+	if (sh->set_ns < STALL_SET_NS)
+		sh->set_ns = STALL_SET_NS;
+	due = now_ns() + 500000000ULL + n * sh->set_ns;
 	for (i = 0; i < n; i++) {
 		t = now_ns();
 		s.cookie = i;
@@ -851,8 +880,8 @@ static void run_stall(void)
 	printf(" gap_ms=%.3f expire_gap_ms=%.3f close_gap_ms=%.3f",
 	       (sh->gap_ns[1] > sh->gap_ns[2] ? sh->gap_ns[1] : sh->gap_ns[2]) / 1e6,
 	       sh->gap_ns[1] / 1e6, sh->gap_ns[2] / 1e6);
-	printf(" close_ms=%.3f set_before_due=%d\n", sh->close_ns / 1e6,
-	       sh->set_before_due);
+	printf(" close_ms=%.3f set_before_due=%d set_allowed_ns=%llu\n",
+	       sh->close_ns / 1e6, sh->set_before_due, sh->set_ns);
 }
 
 static void usage(int status)
