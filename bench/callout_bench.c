@@ -558,7 +558,7 @@ static int bench_tick_oneslot(struct bench_args *a)
 		  round, visit_examined, due);
 drain:
 	INIT_LIST_HEAD(&list);	/* the entries are dropped with the array */
-	tw_drain(&w, &list);
+	tw_drain(&w, &list, TW_UNBOUNDED);
 	tw_destroy(&w);
 free_entries:
 	kvfree(entries);
