@@ -134,9 +134,11 @@ static struct lockdep_map callout_func_map =
 /*
  * Tell lockdep that the caller waits for funcs, whether or not it will: if
  * it reports here, the caller holds a lock that some func takes. Interrupts
- * off, as timer.c does: the map is held in softirq context.
+ * off, as timer.c does: the map is held in softirq context. Always inline,
+ * so the report's "at:" names the API its caller called (callout_unset_sync()
+ * or callout_wait_idle()), not this helper.
  */
-static void wait_for_funcs_map(void)
+static __always_inline void wait_for_funcs_map(void)
 {
 #ifdef CONFIG_LOCKDEP
 	unsigned long flags;
