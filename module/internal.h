@@ -8,6 +8,7 @@
 
 #include <linux/atomic.h>
 #include <linux/callout.h>
+#include <linux/list_nulls.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/smp.h>
@@ -174,10 +175,11 @@ struct callout_owner_ops {
 /**
  * struct callout_owner - who arms timeouts and cancels them by key: the
  * kernel's callers, or (to come) a /dev/callout file
- * @lock:	protects @free, @armed, @nr_free and @closing; taken with
+ * @lock:	protects @free, @all, @nr_free and @closing; taken with
  *		bottom halves off, innermost
- * @free:	idle callouts, at most @max_free (4.4BSD's callfree)
- * @armed:	callouts taken from @free or the cache and not put back
+ * @free:	idle callouts, at most @max_free, linked by ->next_free
+ *		(4.4BSD's callfree)
+ * @all:	every callout it has from its cache, idle or not
  * @nr_free:	on @free
  * @max_free:	the bound of @free
  * @closing:	draining: a callout put goes back to the slab
@@ -188,8 +190,8 @@ struct callout_owner_ops {
  */
 struct callout_owner {
 	spinlock_t lock;		/* see above */
-	struct list_head free;
-	struct list_head armed;
+	struct callout_to *free;
+	struct list_head all;
 	unsigned int nr_free;
 	unsigned int max_free;
 	bool closing;
@@ -202,18 +204,24 @@ struct callout_owner {
  * struct callout_to - a timeout: a callout found by its owner, func and arg
  * @c:		the callout; its func is timeout.c's
  * @h:		its entry in the func/arg hash, key.owner its owner
+ * @hnode:	its entry in the func/arg index (timeout.c)
+ * @bucket:	the bucket of @h.key in that index
  * @state:	generation and state of its arming (timeout.c)
  * @owner:	the owner whose cache it comes from
- * @link:	on the owner's free or armed list, under the owner's lock
+ * @link:	on the owner's list of all its callouts, under its lock
+ * @next_free:	next on the owner's free list, under its lock
  *
  * An owner's objects start with one; its cache is SLAB_TYPESAFE_BY_RCU.
  */
 struct callout_to {
 	struct callout c;
 	struct callout_hashed h;
+	struct hlist_nulls_node hnode;
+	u32 bucket;
 	atomic_long_t state;
 	struct callout_owner *owner;
 	struct list_head link;
+	struct callout_to *next_free;
 };
 
 struct kmem_cache *callout_to_cache_create(const char *name, size_t size,

@@ -9,11 +9,18 @@
  * (see "Owners" below). A timeout is a struct callout_to: a callout, its
  * entry in the func/arg hash, a state word and a link on its owner's lists.
  *
- * The hash. An rhltable keyed by (owner, func, arg), which may hold several
- * callouts of one key (4.4BSD's untimeout() cancelled the first it met, so
- * does this one); a cap of CALLOUT_HASH_MAX_DUPS a key keeps the walk of
- * one key's list, rhltable_remove()'s and untimeout()'s, O(1). Lookups run
- * under rcu_read_lock(); inserts and removals take the table's bucket lock.
+ * The index. A table of hlist_nulls buckets keyed by (owner, func, arg),
+ * jhash2 with a seed drawn at load, fixed in size at load: one bucket per
+ * 8 pages of memory, 2^10 to 2^18 buckets (8 KiB to 2 MiB), so the mean
+ * chain is the pending timeouts over that. It was an rhltable, which grows
+ * with its entries; its insert, lookup and remove cost 2-5 times this
+ * table's under TCG (the notes of issue 17 give the figures), more than a
+ * whole callout_set() + callout_unset(). One key may have several
+ * callouts (4.4BSD's untimeout() cancelled the first it met, so does this
+ * one), at most CALLOUT_HASH_MAX_DUPS, counted under the bucket's lock by
+ * the insert. Lookups run under rcu_read_lock(); inserts and removals take
+ * the bucket's lock, one of a small array shared by the buckets
+ * (alloc_bucket_spinlocks()), with bottom halves off.
  *
  * The free list. Costello & Varghese put the hash line of their Fig. 9 just
  * above the handle line because 4.4BSD's timeout() took its callout from a
@@ -56,14 +63,12 @@
  *   word (TO_CLAIMED -> TO_ORPHAN or TO_SEEN) and whichever of them comes
  *   second puts it back on the free list, so no one touches a callout that
  *   has been reused.
- * - The walk along one key's list of duplicates follows ->next pointers
- *   of callouts that may be reused under it, into another key's list. After
- *   reading an entry's ->next the walk checks that entry's key again (the
- *   writer sets a key before linking, smp_wmb()/smp_rmb()); a mismatch
- *   means the walk left its list and it starts again from the table, so a
- *   callout pending throughout an untimeout() is not missed. rhashtable's
- *   own lookup restarts the same way when a bucket chain ends on another
- *   bucket's nulls marker.
+ * - A walk along a bucket's chain follows ->next pointers of callouts that
+ *   may be reused under it and linked into another chain. Every chain
+ *   ends in a nulls marker holding its bucket's number: a walk that ends
+ *   on another bucket's marker starts again from its own bucket, so a
+ *   callout pending throughout an untimeout() is not missed
+ *   (Documentation/RCU/rculist_nulls.rst).
  * - A slab object keeps its state word across kmem_cache_free() and
  *   kmem_cache_alloc() (set once by the cache's constructor), so a
  *   generation never goes back to a value a stale reader may hold.
@@ -80,8 +85,10 @@
  * bound for its free list and an expire op, called in softirq context with
  * the callout claimed and out of the hash: it owns the callout then, until
  * it calls callout_to_put(). The kernel's op runs func(arg); a file's would
- * queue an event and put the callout back once read. An owner's armed list
- * lets callout_owner_drain() cancel what it left at exit (close(), unload).
+ * queue an event and put the callout back once read. An owner's list of
+ * all its callouts lets callout_owner_drain() cancel what it left at exit
+ * (close(), unload), looking at each once; the free list is a stack of
+ * the idle ones, so taking and putting one is a pop and a push.
  *
  * Locking: the owner's lock (bottom halves off: timeouts are armed and
  * cancelled in process or softirq context, and expire in softirq) protects
@@ -93,6 +100,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/export.h>
+#include <linux/jhash.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/rculist_nulls.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -163,24 +175,121 @@ u64 callout_hash_lookups(void)
 	return sum;
 }
 
-/* For debugfs: entries, and the longest bucket chain of the current table. */
+/*
+ * The index of callout_to: a table of hlist_nulls buckets, fixed at load.
+ * Each chain ends in a nulls marker holding its bucket's number, so a walk
+ * under RCU that a reused callout led into another chain notices it at the
+ * end and starts again (Documentation/RCU/rculist_nulls.rst, the
+ * SLAB_TYPESAFE_BY_RCU discipline). Buckets share a small array of locks
+ * (alloc_bucket_spinlocks()), taken with bottom halves off: the expiry
+ * unhashes from softirq.
+ */
+static struct hlist_nulls_head *to_table;
+static unsigned int to_hash_bits;
+static spinlock_t *to_locks;
+static unsigned int to_lock_mask;
+static u32 to_hash_seed;
+
+/* One bucket per 8 pages of memory, 2^10 to 2^18 of them (8 B each). */
+#define TO_HASH_MIN_BITS	10
+#define TO_HASH_MAX_BITS	18
+
+static u32 to_bucket_of(const struct callout_key *key)
+{
+	return jhash2((const u32 *)key, sizeof(*key) / sizeof(u32),
+		      to_hash_seed) >> (32 - to_hash_bits);
+}
+
+static spinlock_t *to_lock(u32 bucket)
+{
+	return &to_locks[bucket & to_lock_mask];
+}
+
+/*
+ * Enter @to in its bucket unless its key has CALLOUT_HASH_MAX_DUPS there
+ * already. Return: 0 or -ENOSPC.
+ */
+static int to_index_insert(struct callout_to *to)
+{
+	struct hlist_nulls_head *head = &to_table[to->bucket];
+	const struct callout_key *key = &to->h.key;
+	struct hlist_nulls_node *pos;
+	struct callout_to *t;
+	unsigned int n = 0;
+
+	spin_lock_bh(to_lock(to->bucket));
+	hlist_nulls_for_each_entry(t, pos, head, hnode)
+		if (t->h.key.arg == key->arg && t->h.key.func == key->func &&
+		    t->h.key.owner == key->owner && ++n >= CALLOUT_HASH_MAX_DUPS)
+			break;
+	if (n < CALLOUT_HASH_MAX_DUPS)
+		hlist_nulls_add_head_rcu(&to->hnode, head);
+	spin_unlock_bh(to_lock(to->bucket));
+	return n < CALLOUT_HASH_MAX_DUPS ? 0 : -ENOSPC;
+}
+
+static void to_index_remove(struct callout_to *to)
+{
+	spin_lock_bh(to_lock(to->bucket));
+	hlist_nulls_del_rcu(&to->hnode);
+	spin_unlock_bh(to_lock(to->bucket));
+}
+
+static int to_index_init(void)
+{
+	unsigned long want = totalram_pages() >> 3;
+	unsigned int i;
+
+	to_hash_bits = clamp(order_base_2(want), TO_HASH_MIN_BITS,
+			     TO_HASH_MAX_BITS);
+	to_table = kvmalloc_array(1U << to_hash_bits, sizeof(*to_table),
+				  GFP_KERNEL);
+	if (!to_table)
+		return -ENOMEM;
+	for (i = 0; i < 1U << to_hash_bits; i++)
+		INIT_HLIST_NULLS_HEAD(&to_table[i], i);
+	if (alloc_bucket_spinlocks(&to_locks, &to_lock_mask,
+				   1U << to_hash_bits, 32, GFP_KERNEL)) {
+		kvfree(to_table);
+		return -ENOMEM;
+	}
+	to_hash_seed = get_random_u32();
+	return 0;
+}
+
+static void to_index_exit(void)
+{
+	free_bucket_spinlocks(to_locks);
+	kvfree(to_table);
+}
+
+/*
+ * For debugfs: entries, and the longest bucket chain, of the index (and,
+ * until dev.c uses it, of dev.c's rhltable). A walk of every bucket, in
+ * steps that reschedule.
+ */
 void callout_hash_stats(u64 *entries, u64 *longest_chain)
 {
-	const struct bucket_table *tbl;
-	struct rhash_head *pos;
+	struct hlist_nulls_node *pos;
+	struct callout_to *to;
+	u64 len, max = 0, sum = 0;
 	unsigned int i;
-	u64 len, max = 0;
 
-	*entries = atomic_read(&callout_hash.ht.nelems);
 	rcu_read_lock();
-	tbl = rht_dereference_rcu(callout_hash.ht.tbl, &callout_hash.ht);
-	for (i = 0; i < tbl->size; i++) {
+	for (i = 0; i < 1U << to_hash_bits; i++) {
+		if (!(i % 1024)) {
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
 		len = 0;
-		rht_for_each_rcu(pos, tbl, i)
+		hlist_nulls_for_each_entry_rcu(to, pos, &to_table[i], hnode)
 			len++;
+		sum += len;
 		max = max(max, len);
 	}
 	rcu_read_unlock();
+	*entries = sum + atomic_read(&callout_hash.ht.nelems);
 	*longest_chain = max;
 }
 
@@ -261,8 +370,8 @@ void callout_owner_init(struct callout_owner *o,
 			unsigned int max_free)
 {
 	spin_lock_init(&o->lock);
-	INIT_LIST_HEAD(&o->free);
-	INIT_LIST_HEAD(&o->armed);
+	o->free = NULL;
+	INIT_LIST_HEAD(&o->all);
 	o->nr_free = 0;
 	o->max_free = max_free;
 	o->closing = false;
@@ -273,16 +382,17 @@ void callout_owner_init(struct callout_owner *o,
 
 /*
  * A callout of @o for a new arming: from its free list, else from its
- * cache with its gfp. On @o's armed list from here until it is put back.
+ * cache with its gfp. On @o's list of all its callouts until it goes back
+ * to the slab.
  */
 static struct callout_to *callout_to_get(struct callout_owner *o)
 {
 	struct callout_to *to;
 
 	spin_lock_bh(&o->lock);
-	to = list_first_entry_or_null(&o->free, struct callout_to, link);
+	to = o->free;
 	if (to) {
-		list_move(&to->link, &o->armed);
+		o->free = to->next_free;
 		o->nr_free--;
 	}
 	spin_unlock_bh(&o->lock);
@@ -296,7 +406,7 @@ static struct callout_to *callout_to_get(struct callout_owner *o)
 	callout_init(&to->c);
 	to->owner = o;
 	spin_lock_bh(&o->lock);
-	list_add(&to->link, &o->armed);
+	list_add(&to->link, &o->all);
 	spin_unlock_bh(&o->lock);
 	return to;
 }
@@ -321,7 +431,8 @@ void callout_to_put(struct callout_to *to)
 	spin_lock_bh(&o->lock);
 	keep = o->nr_free < o->max_free && !o->closing;
 	if (keep) {
-		list_move(&to->link, &o->free);
+		to->next_free = o->free;
+		o->free = to;
 		o->nr_free++;
 	} else {
 		list_del_init(&to->link);
@@ -347,7 +458,7 @@ static void to_expire(void *arg)
 			if (!atomic_long_try_cmpxchg(&to->state, &s,
 						     to_word(s, TO_FIRED)))
 				continue;
-			callout_hash_remove(&to->h);
+			to_index_remove(to);
 			to->owner->ops->expire(to);
 			return;
 		case TO_CLAIMED:
@@ -366,33 +477,6 @@ static void to_expire(void *arg)
 			return;
 		}
 	}
-}
-
-/*
- * Enter @to in the hash, unless its key has CALLOUT_HASH_MAX_DUPS already.
- * rhltable_insert() puts it at the head of its key's list, so the entries
- * it counts are those its ->next leads to: no second lookup, as
- * callout_hash_insert() makes. Like that one's, the cap is approximate
- * when inserts of one key race.
- * Return: 0, -ENOSPC, or -ENOMEM.
- */
-static int to_hash_insert(struct callout_to *to)
-{
-	struct rhlist_head *pos;
-	unsigned int n = 1;
-
-	if (rhltable_insert(&callout_hash, &to->h.node, callout_hash_params))
-		return -ENOMEM;	/* -EBUSY, -E2BIG: the table could not grow */
-	rcu_read_lock();
-	for (pos = rcu_dereference(to->h.node.next);
-	     pos && n <= CALLOUT_HASH_MAX_DUPS;
-	     pos = rcu_dereference(pos->next))
-		n++;
-	rcu_read_unlock();
-	if (n <= CALLOUT_HASH_MAX_DUPS)
-		return 0;
-	callout_hash_remove(&to->h);
-	return -ENOSPC;
 }
 
 /**
@@ -419,19 +503,20 @@ int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
 	WRITE_ONCE(to->h.key.owner, o);
 	WRITE_ONCE(to->h.key.func, func);
 	WRITE_ONCE(to->h.key.arg, arg);
+	WRITE_ONCE(to->bucket, to_bucket_of(&to->h.key));
 	/* A new generation: a claim read from an earlier arming fails. */
 	s = atomic_long_read(&to->state);
 	s = to_word(s + (1UL << TO_GEN_SHIFT), TO_ARMING);
 	atomic_long_set(&to->state, s);
 	/* The key before the ->next pointers the insert writes (see the top). */
 	smp_wmb();
-	ret = to_hash_insert(to);
+	ret = to_index_insert(to);
 	if (ret)
 		goto put;
 	ret = callout_set(&to->c, ticks, to_expire, to);
 	if (ret < 0) {
 		/* Never pending: no expiry, and untimeout() skips TO_ARMING. */
-		callout_hash_remove(&to->h);
+		to_index_remove(to);
 		goto put;
 	}
 	/* Failing means it has expired already: its expire op has it. */
@@ -457,33 +542,23 @@ static bool has_key(const struct callout_hashed *h,
  */
 static struct callout_to *to_claim(const struct callout_key *key)
 {
-	struct callout_hashed *h;
-	struct rhlist_head *pos;
+	u32 bucket = to_bucket_of(key);
+	struct hlist_nulls_node *pos;
 	struct callout_to *to;
 	unsigned long s;
 
+	this_cpu_inc(callout_hash_nr_lookups);
 restart:
-	pos = callout_hash_lookup(key);
-	while (pos) {
-		h = container_of(pos, struct callout_hashed, node);
-		/*
-		 * key.owner tells the container (dev.c's hash entries are
-		 * not callout_to): only with our key is it ours to read.
-		 */
-		if (!has_key(h, key))
-			goto restart;
-		to = container_of(h, struct callout_to, h);
+	hlist_nulls_for_each_entry_rcu(to, pos, &to_table[bucket], hnode) {
 		s = atomic_long_read_acquire(&to->state);
-		if (to_state(s) == TO_ARMED && has_key(h, key) &&
+		if (to_state(s) == TO_ARMED && has_key(&to->h, key) &&
 		    atomic_long_try_cmpxchg(&to->state, &s,
 					    to_word(s, TO_CLAIMED)))
 			return to;
-		pos = rcu_dereference(pos->next);
-		/* Still of this key after its ->next was read? (see the top) */
-		smp_rmb();
-		if (!has_key(h, key))
-			goto restart;
 	}
+	/* Led into another chain by a callout reused meanwhile? */
+	if (get_nulls_value(pos) != bucket)
+		goto restart;
 	return NULL;
 }
 
@@ -508,7 +583,7 @@ int callout_to_cancel(struct callout_owner *o, u64 func, u64 arg)
 	rcu_read_unlock();
 	if (!to)
 		return 0;
-	callout_hash_remove(&to->h);
+	to_index_remove(to);
 	if (callout_unset(&to->c)) {
 		callout_to_put(to);
 		return 1;
@@ -523,32 +598,6 @@ int callout_to_cancel(struct callout_owner *o, u64 func, u64 arg)
 	return 1;
 }
 
-/*
- * Claim a pending callout of @o's armed list, with @o's lock held, or
- * return NULL; *@busy says whether callouts in passage remain: being
- * armed, or cancelled and not yet put. Those its expire op holds
- * (TO_FIRED) are the owner's to put.
- */
-static struct callout_to *__owner_claim_any(struct callout_owner *o,
-					    bool *busy)
-{
-	struct callout_to *to;
-	unsigned long s;
-
-	lockdep_assert_held(&o->lock);
-	*busy = false;
-	list_for_each_entry(to, &o->armed, link) {
-		s = atomic_long_read(&to->state);
-		if (to_state(s) == TO_ARMED &&
-		    atomic_long_try_cmpxchg(&to->state, &s,
-					    to_word(s, TO_CLAIMED)))
-			return to;
-		if (to_state(s) != TO_FIRED)
-			*busy = true;
-	}
-	return NULL;
-}
-
 /**
  * callout_owner_drain() - cancel every timeout of an owner at its end
  * @o:		the owner, which arms no more
@@ -556,44 +605,59 @@ static struct callout_to *__owner_claim_any(struct callout_owner *o,
  *
  * Waits for cancels and expiries in passage; what its expire op holds,
  * the owner puts with callout_to_put() as usual. From here on every
- * callout put goes back to the slab. Then callout_owner_destroy().
+ * callout put goes back to the slab. Each callout is looked at once, one
+ * per section of @o's lock.
  *
  * Context: process; may sleep.
  * Return: how many were pending.
  */
 unsigned long callout_owner_drain(struct callout_owner *o, bool warn)
 {
-	struct callout_to *to, *tmp;
-	unsigned long n = 0;
-	LIST_HEAD(idle);
-	bool busy;
+	struct callout_to *to, *idle;
+	unsigned long n = 0, s;
+	LIST_HEAD(todo);
 
 	spin_lock_bh(&o->lock);
 	o->closing = true;
-	list_splice_init(&o->free, &idle);
+	idle = o->free;
+	o->free = NULL;
 	o->nr_free = 0;
+	for (to = idle; to; to = to->next_free)
+		list_del(&to->link);
+	/* Puts still take theirs off, from here, under the lock. */
+	list_splice_init(&o->all, &todo);
 	spin_unlock_bh(&o->lock);
-	list_for_each_entry_safe(to, tmp, &idle, link)
+	while (idle) {
+		to = idle;
+		idle = to->next_free;
 		kmem_cache_free(o->cache, to);
+	}
 
 	for (;;) {
 		spin_lock_bh(&o->lock);
-		to = __owner_claim_any(o, &busy);
-		spin_unlock_bh(&o->lock);
+		to = list_first_entry_or_null(&todo, struct callout_to, link);
 		if (!to) {
-			if (!busy)
-				break;
-			/* An expiry or a cancel is putting one back. */
-			schedule_timeout_uninterruptible(1);
-			continue;
+			spin_unlock_bh(&o->lock);
+			break;
 		}
-		WARN_ONCE(warn, "a kernel caller left timeout %ps pending\n",
-			  (void *)(uintptr_t)to->h.key.func);
-		callout_hash_remove(&to->h);
-		/* After this its expiry, if it ran, has seen the claim. */
-		callout_unset_sync(&to->c);
-		callout_to_put(to);
-		n++;
+		/* Back on @o's list: a put takes it off there. */
+		list_move(&to->link, &o->all);
+		s = atomic_long_read(&to->state);
+		if (to_state(s) == TO_ARMED &&
+		    atomic_long_try_cmpxchg(&to->state, &s,
+					    to_word(s, TO_CLAIMED))) {
+			spin_unlock_bh(&o->lock);
+			WARN_ONCE(warn, "a kernel caller left timeout %ps pending\n",
+				  (void *)(uintptr_t)to->h.key.func);
+			to_index_remove(to);
+			/* After this its expiry, if it ran, has seen the claim. */
+			callout_unset_sync(&to->c);
+			callout_to_put(to);
+			n++;
+		} else {
+			/* Its expire op's (TO_FIRED) or in passage: put soon. */
+			spin_unlock_bh(&o->lock);
+		}
 		cond_resched();
 	}
 	return n;
@@ -601,11 +665,30 @@ unsigned long callout_owner_drain(struct callout_owner *o, bool warn)
 
 /**
  * callout_owner_destroy() - the end of a drained owner
- * @o:	the owner, every callout of which is put
+ * @o:	the owner, every callout of which its expire op has put
+ *
+ * Waits for the cancels and expiries that callout_owner_drain() left in
+ * passage to put theirs.
+ *
+ * Context: process; may sleep.
  */
 void callout_owner_destroy(struct callout_owner *o)
 {
-	WARN_ON(!list_empty(&o->armed) || !list_empty(&o->free));
+	struct callout_to *to;
+	bool busy;
+
+	do {
+		busy = false;
+		spin_lock_bh(&o->lock);
+		list_for_each_entry(to, &o->all, link)
+			if (to_state(atomic_long_read(&to->state)) != TO_FIRED)
+				busy = true;
+		WARN_ON(!busy && !list_empty(&o->all));
+		spin_unlock_bh(&o->lock);
+		if (busy)
+			schedule_timeout_uninterruptible(1);
+	} while (busy);
+	WARN_ON(o->free);
 }
 
 /* The kernel's callers: one owner, its callouts from a cache of its own. */
@@ -694,6 +777,12 @@ int callout_timeout_init(void)
 		kmem_cache_destroy(callout_kernel_cache);
 		return ret;
 	}
+	ret = to_index_init();
+	if (ret) {
+		rhltable_destroy(&callout_hash);
+		kmem_cache_destroy(callout_kernel_cache);
+		return ret;
+	}
 	callout_owner_init(&callout_kernel_owner, &callout_kernel_ops,
 			   callout_kernel_cache, GFP_ATOMIC,
 			   CALLOUT_KERNEL_MAX_FREE);
@@ -709,6 +798,7 @@ void callout_timeout_exit(void)
 	callout_owner_drain(&callout_kernel_owner, true);
 	callout_owner_destroy(&callout_kernel_owner);
 	rhltable_destroy(&callout_hash);
+	to_index_exit();
 	/* It waits for RCU readers of its objects first (TYPESAFE_BY_RCU). */
 	kmem_cache_destroy(callout_kernel_cache);
 }
