@@ -173,6 +173,16 @@ struct callout_owner_ops {
 };
 
 /**
+ * struct callout_to_stack - a per-CPU front of an owner's free list
+ * @top:	the idle callout put last, linked by ->next_free
+ * @nr:		how many
+ */
+struct callout_to_stack {
+	struct callout_to *top;
+	unsigned int nr;
+};
+
+/**
  * struct callout_owner - who arms timeouts and cancels them by key: the
  * kernel's callers, or (to come) a /dev/callout file
  * @lock:	protects @free, @all, @nr_free and @closing; taken with
@@ -187,6 +197,9 @@ struct callout_owner_ops {
  * @cache:	its callouts' cache (callout_to_cache_create()), which its
  *		callouts are charged to
  * @gfp:	for allocations when @free is empty
+ * @pcpu:	NULL, or per-CPU fronts of @free, each with bottom halves off:
+ *		for an owner whose callers run on every CPU at once (the
+ *		kernel's), drained only when nothing runs against it
  */
 struct callout_owner {
 	spinlock_t lock;		/* see above */
@@ -198,6 +211,7 @@ struct callout_owner {
 	const struct callout_owner_ops *ops;
 	struct kmem_cache *cache;
 	gfp_t gfp;
+	struct callout_to_stack __percpu *pcpu;
 };
 
 /**
