@@ -42,12 +42,6 @@
  *   handle           callout_set() + callout_unset() on the loaded scheme
  *   hash             callout_timeout() + callout_untimeout(): the func/arg
  *                    hash, on the loaded scheme
- *   rhl              the func/arg hash's part of a hash pair alone: a
- *                    private rhltable of the facility's key (owner, func,
- *                    arg) and parameters, n keys in it; a pair is what
- *                    timeout() + untimeout() ask of it: a lookup that
- *                    counts the key's entries, an insert, a lookup and a
- *                    remove (no callout, no free list)
  *   timer_list       mod_timer() + timer_delete(), n timer_lists pending
  *   hrtimer          hrtimer_start() + hrtimer_cancel(), n hrtimers pending
  *   fburst           n callouts of the facility due at one tick: from the
@@ -100,7 +94,6 @@
 #include <linux/mutex.h>
 #include <linux/prandom.h>
 #include <linux/rcupdate.h>
-#include <linux/rhashtable.h>
 #include <linux/sched.h>
 #include <linux/sort.h>
 #include <linux/timer.h>
@@ -303,10 +296,8 @@ static void bench_batch_begin(struct bench_timing *t)
 
 /*
  * Between batches, untimed, a scheduling point: deferred work the pairs
- * queue (the hash's resize, rhashtable's worker) runs as it would on a
- * kernel whose tasks ever yield, instead of waiting out the whole loop on
- * a kernel without preemption while every pair pays for a table that
- * stays too small.
+ * queue runs as it would on a kernel whose tasks ever yield, instead of
+ * waiting out the whole loop on a kernel without preemption.
  */
 static void bench_batch_end(struct bench_timing *t)
 {
@@ -698,103 +689,6 @@ untimeout:
 	return ret;
 }
 
-/* rhl: an entry of the private table, laid out as the facility's. */
-struct bench_rhl {
-	struct rhlist_head node;
-	struct {
-		const void *owner;
-		u64 func;
-		u64 arg;
-	} key;
-};
-
-static const struct rhashtable_params bench_rhl_params = {
-	.key_len		= sizeof_field(struct bench_rhl, key),
-	.key_offset		= offsetof(struct bench_rhl, key),
-	.head_offset		= offsetof(struct bench_rhl, node),
-	.automatic_shrinking	= true,
-};
-
-/* The lookup of timeout.c's callout_hash_insert(): count, up to 64. */
-static unsigned int bench_rhl_count(struct rhltable *t, struct bench_rhl *e)
-{
-	struct rhlist_head *pos, *list;
-	unsigned int n = 0;
-
-	rcu_read_lock();
-	list = rhltable_lookup(t, &e->key, bench_rhl_params);
-	rhl_for_each_rcu(pos, list)
-		if (++n >= 64)
-			break;
-	rcu_read_unlock();
-	return n;
-}
-
-/* rhl: the hash's part of timeout() + untimeout(), alone. */
-static int bench_rhl(struct bench_args *a)
-{
-	u64 reps = a->reps, i, b, r, start, setup_ns;
-	struct bench_rhl *es, *extra;
-	struct bench_timing pair;
-	struct rhlist_head *list;
-	struct rhltable t;
-	int ret;
-
-	es = kvcalloc(a->n + 1, sizeof(*es), GFP_KERNEL);
-	if (!es)
-		return -ENOMEM;
-	ret = rhltable_init(&t, &bench_rhl_params);
-	if (ret)
-		goto free;
-	start = ktime_get_ns();
-	for (i = 0; i <= a->n; i++) {
-		es[i].key.owner = &t;
-		es[i].key.func = (uintptr_t)bench_nop;
-		es[i].key.arg = i + 1;
-		if (i == a->n)
-			break;
-		ret = rhltable_insert(&t, &es[i].node, bench_rhl_params);
-		if (ret)
-			goto destroy;
-		if (!(i % 1024))
-			cond_resched();
-	}
-	setup_ns = ktime_get_ns() - start;
-
-	extra = &es[a->n];
-	reps = bench_timing_init(&pair, reps);
-	for (b = 0, r = 0; b < pair.batches; b++) {
-		bench_batch_begin(&pair);
-		for (i = 0; i < pair.per; i++, r++) {
-			bench_rhl_count(&t, extra);
-			ret = rhltable_insert(&t, &extra->node,
-					      bench_rhl_params);
-			if (unlikely(ret))
-				goto destroy;
-			rcu_read_lock();
-			list = rhltable_lookup(&t, &extra->key,
-					       bench_rhl_params);
-			rcu_read_unlock();
-			if (unlikely(!list)) {
-				ret = -EIO;
-				goto destroy;
-			}
-			rhltable_remove(&t, &extra->node, bench_rhl_params);
-		}
-		bench_batch_end(&pair);
-	}
-	bench_out("test=%s scheme=linux n=%llu reps=%llu", a->test, a->n,
-		  reps);
-	bench_out_timing("pair_ns", "pair_mean_ns", &pair);
-	bench_out_ns("setup_ns", setup_ns, a->n);
-destroy:
-	/* The entries are the array's: nothing to free one by one. */
-	rhltable_destroy(&t);
-free:
-	kvfree(es);
-	return ret;
-}
-
 /* A peer's timeout for @tick ticks of the facility, in ns. */
 static u64 bench_tick_ns(u64 tick)
 {
@@ -1080,7 +974,6 @@ static const struct bench_test {
 	{ "tick_oneslot", bench_tick_oneslot, true, true },
 	{ "handle", bench_handle, false, true },
 	{ "hash", bench_hash, false, true },
-	{ "rhl", bench_rhl, false, false },
 	{ "timer_list", bench_timer_list, false, false },
 	{ "hrtimer", bench_hrtimer, false, false },
 	{ "fburst", bench_fburst, false, true },

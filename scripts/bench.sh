@@ -16,8 +16,8 @@
 # Each repetition: for each loaded scheme (hashed, hierarchical, bsd;
 # callout.ko is reloaded with scheme=, callout_bench.ko after it), for each
 # N (10 .. 1M): the facility's handle and hash interfaces; with hashed
-# loaded, timer_list and hrtimer, the hash's rhltable alone (rhl) and the
-# private wheels of all nine schemes at the same N. Then burst expiry, then user space (N up to 100k: N
+# loaded, timer_list and hrtimer and the private wheels of all nine schemes
+# at the same N. Then burst expiry, then user space (N up to 100k: N
 # timerfds cost ~1 KB of kernel memory each and seconds to create under
 # TCG), lateness and idle cost. Then, with callout.ko reloaded with each of
 # hashed, hierarchical and lawn, the burst stall (callout-bench stall: a
@@ -111,7 +111,6 @@ while [ $rep -le "$R" ]; do
 			[ $fs = hashed ] || continue
 			k timer_list n=$n
 			k hrtimer n=$n
-			k rhl n=$n
 			for s in $SCHEMES; do
 				linear $s && [ "$n" -gt "$LINEAR_MAX_N" ] && continue
 				k wheel scheme=$s n=$n
@@ -272,8 +271,8 @@ fig9=(wheel:bsd wheel:hashed wheel:hierarchical handle:hashed hash:hashed
 	echo "their linear step (tw_ops.linear; see bench/callout_bench.c)."
 	table "Fig. 9: ns per set+unset pair, N pending (wheel: the scheme alone)" \
 		pair_ns "$kns" "${fig9[@]}"
-	table "The old interface against the handle, and its hash's part alone (rhl): ns per pair" \
-		pair_ns "$kns" handle:hashed hash:hashed rhl handle:hierarchical hash:hierarchical
+	table "The old interface against the handle: ns per pair" \
+		pair_ns "$kns" handle:hashed hash:hashed handle:hierarchical hash:hierarchical
 	table "Every scheme alone: ns per remove+insert pair" pair_ns "$kns" "${wheels[@]}"
 	table "Every scheme alone: ns per tick, N pending, none due" tick_ns "$kns" "${wheels[@]}"
 	printf '\n### Expiring a burst: ns per entry\n\n| series | N | expire_ns |\n|---|---:|---:|\n'
