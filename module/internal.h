@@ -203,6 +203,9 @@ struct callout_owner {
  * @c:		the callout; its func is timeout.c's
  * @h:		its entry in the func/arg hash, key.owner its owner
  * @state:	generation and state of its arming (timeout.c)
+ * @expires_ns:	when its arming is due: the clock when it was armed + ticks
+ *		* tick_ns (it fires at the first tick boundary at or after
+ *		that), for its owner's expire op to report
  * @owner:	the owner whose cache it comes from
  * @link:	on the owner's free or armed list, under the owner's lock
  *
@@ -212,6 +215,7 @@ struct callout_to {
 	struct callout c;
 	struct callout_hashed h;
 	atomic_long_t state;
+	u64 expires_ns;
 	struct callout_owner *owner;
 	struct list_head link;
 };

@@ -93,6 +93,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/export.h>
+#include <linux/overflow.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -402,6 +403,9 @@ static int to_hash_insert(struct callout_to *to)
  * @arg:	the key's arg
  * @ticks:	as callout_set()
  *
+ * The arming's due time, the clock read once + @ticks * tick_ns, is kept
+ * in the callout's ->expires_ns for @o's expire op to report.
+ *
  * Context: as @o's gfp allows when its free list is empty; interrupts on
  * (the hash's bucket locks are taken with bottom halves off).
  * Return: 0, -ENOMEM, -ENOSPC when CALLOUT_HASH_MAX_DUPS of this key are
@@ -410,10 +414,16 @@ static int to_hash_insert(struct callout_to *to)
 int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
 		   unsigned long ticks)
 {
-	struct callout_to *to = callout_to_get(o);
+	struct callout_to *to;
 	unsigned long s;
+	u64 span, now;
 	int ret;
 
+	/* callout_set()'s bound, without its division */
+	if (check_mul_overflow((u64)ticks, callout_tick_ns(), &span) ||
+	    span > callout_max_timeout_ns())
+		return -ERANGE;
+	to = callout_to_get(o);
 	if (!to)
 		return -ENOMEM;
 	WRITE_ONCE(to->h.key.owner, o);
@@ -428,7 +438,10 @@ int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
 	ret = to_hash_insert(to);
 	if (ret)
 		goto put;
-	ret = callout_set(&to->c, ticks, to_expire, to);
+	/* One clock read for the due time and the arming, as callout_set(). */
+	now = callout_now_ns();
+	to->expires_ns = now + span;
+	ret = callout_set_from(&to->c, now, to->expires_ns, to_expire, to);
 	if (ret < 0) {
 		/* Never pending: no expiry, and untimeout() skips TO_ARMING. */
 		callout_hash_remove(&to->h);
