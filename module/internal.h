@@ -125,7 +125,8 @@ extern unsigned long callout_max_per_file, callout_max_total;
 
 /**
  * struct callout_key - what the old interface finds a callout by
- * @owner:	the /dev/callout file, or timeout.c's owner of kernel callers
+ * @owner:	the struct callout_owner: a /dev/callout file's, or
+ *		timeout.c's of kernel callers
  * @func:	the func, as an opaque value
  * @arg:	the arg, as an opaque value
  */
@@ -173,7 +174,7 @@ struct callout_owner_ops {
 
 /**
  * struct callout_owner - who arms timeouts and cancels them by key: the
- * kernel's callers, or (to come) a /dev/callout file
+ * kernel's callers, or a /dev/callout file
  * @lock:	protects @free, @armed, @nr_free and @closing; taken with
  *		bottom halves off, innermost
  * @free:	idle callouts, at most @max_free (4.4BSD's callfree)

@@ -5,7 +5,7 @@
  *
  * One implementation for every owner. An owner (struct callout_owner) is
  * whoever arms timeouts and cancels them by key: the kernel's callers share
- * one, callout_kernel_owner; a /dev/callout file is to have one of its own
+ * one, callout_kernel_owner; each /dev/callout file has one of its own
  * (see "Owners" below). A timeout is a struct callout_to: a callout, its
  * entry in the func/arg hash, a state word and a link on its owner's lists.
  *
@@ -79,9 +79,10 @@
  * callout_to (callout_to_cache_create()), a gfp for cold allocations, a
  * bound for its free list and an expire op, called in softirq context with
  * the callout claimed and out of the hash: it owns the callout then, until
- * it calls callout_to_put(). The kernel's op runs func(arg); a file's would
- * queue an event and put the callout back once read. An owner's armed list
- * lets callout_owner_drain() cancel what it left at exit (close(), unload).
+ * it calls callout_to_put(). The kernel's op runs func(arg); a file's
+ * (dev.c) queues an event, and its reader puts the callout back. An
+ * owner's armed list lets callout_owner_drain() cancel what it left at
+ * exit (close(), unload).
  *
  * Locking: the owner's lock (bottom halves off: timeouts are armed and
  * cancelled in process or softirq context, and expire in softirq) protects
