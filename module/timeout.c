@@ -102,9 +102,8 @@
 #include "internal.h"
 
 /*
- * The func/arg hash of the old interface, shared by every owner, of
- * timeout.c and of dev.c's CALLOUT_IOC_TIMEOUT: entries of different
- * containers told apart by key.owner.
+ * The func/arg hash of the old interface, shared by every owner: each
+ * entry is a struct callout_to, key.owner its owner.
  */
 static const struct rhashtable_params callout_hash_params = {
 	.key_len		= sizeof(struct callout_key),
@@ -123,33 +122,13 @@ static DEFINE_PER_CPU(u64, callout_hash_nr_lookups);
  */
 #define CALLOUT_HASH_MAX_DUPS	64
 
-/* Return: 0, -ENOSPC when the key already has its fill, or -ENOMEM. */
-int callout_hash_insert(struct callout_hashed *h)
-{
-	struct rhlist_head *pos, *list;
-	unsigned int n = 0;
-	int ret;
-
-	rcu_read_lock();
-	list = rhltable_lookup(&callout_hash, &h->key, callout_hash_params);
-	rhl_for_each_rcu(pos, list)
-		if (++n >= CALLOUT_HASH_MAX_DUPS)
-			break;
-	rcu_read_unlock();
-	if (n >= CALLOUT_HASH_MAX_DUPS)
-		return -ENOSPC;
-	ret = rhltable_insert(&callout_hash, &h->node, callout_hash_params);
-	/* -EBUSY, -E2BIG: the table could not grow fast enough. */
-	return ret ? -ENOMEM : 0;
-}
-
-void callout_hash_remove(struct callout_hashed *h)
+static void callout_hash_remove(struct callout_hashed *h)
 {
 	rhltable_remove(&callout_hash, &h->node, callout_hash_params);
 }
 
 /* Call under rcu_read_lock(); walk the result with rhl_for_each_entry_rcu. */
-struct rhlist_head *callout_hash_lookup(const struct callout_key *key)
+static struct rhlist_head *callout_hash_lookup(const struct callout_key *key)
 {
 	this_cpu_inc(callout_hash_nr_lookups);
 	return rhltable_lookup(&callout_hash, key, callout_hash_params);
@@ -373,9 +352,8 @@ static void to_expire(void *arg)
 /*
  * Enter @to in the hash, unless its key has CALLOUT_HASH_MAX_DUPS already.
  * rhltable_insert() puts it at the head of its key's list, so the entries
- * it counts are those its ->next leads to: no second lookup, as
- * callout_hash_insert() makes. Like that one's, the cap is approximate
- * when inserts of one key race.
+ * it counts are those its ->next leads to: no second lookup. The cap is
+ * approximate when inserts of one key race.
  * Return: 0, -ENOSPC, or -ENOMEM.
  */
 static int to_hash_insert(struct callout_to *to)
@@ -480,10 +458,7 @@ restart:
 	pos = callout_hash_lookup(key);
 	while (pos) {
 		h = container_of(pos, struct callout_hashed, node);
-		/*
-		 * key.owner tells the container (dev.c's hash entries are
-		 * not callout_to): only with our key is it ours to read.
-		 */
+		/* Reused for another key since the lookup: not our list. */
 		if (!has_key(h, key))
 			goto restart;
 		to = container_of(h, struct callout_to, h);
