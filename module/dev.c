@@ -843,6 +843,7 @@ static int ioc_timeout(struct callout_file *f,
 	this_cpu_inc(callout_op_counts.timeout);
 	if (!req.ticks)
 		return -EINVAL;
+	/* callout_to_arm() checks too: here ERANGE comes before ENOSPC. */
 	if (req.ticks > div64_u64(callout_max_timeout_ns(), callout_tick_ns()))
 		return -ERANGE;
 	ret = uc_charge(f);
