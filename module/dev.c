@@ -234,9 +234,10 @@ struct callout_file {
 	struct llist_node *taken_tail;	/* read */
 	wait_queue_head_t wq;		/* readers and pollers */
 	struct mutex read_lock;		/* one reader takes events at a time */
-	struct uc_batch batch;		/* the reader's, read */
 	bool closing;			/* release() runs: no spares, locked */
 	struct rcu_head rcu;		/* the tick may wake ->wq after close */
+	/* Last: kfree_rcu() needs ->rcu in the first 4 KiB (lockdep, KASAN). */
+	struct uc_batch batch;		/* the reader's, read */
 };
 
 /**
