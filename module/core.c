@@ -50,9 +50,13 @@
  *   callout_func_map    lockdep only: "a func runs", inside expiry_lock
  *   file->lock          dev.c, the file lock (BHs off): ioctls, the
  *                       reader's batches, close(); never taken in the
- *                       tick. The func/arg hash's bucket locks nest
- *                       inside it (and inside expiry_lock: a kernel
- *                       timeout's func unhashes itself)
+ *                       tick
+ *   timeout.c's locks   the func/arg index's bucket locks, and an owner's
+ *                       lock (its free list), each BHs off and taken with
+ *                       no other lock of callout.ko held but expiry_lock
+ *                       (a timeout's expiry unhashes it and may put it);
+ *                       neither nests in the other. The kernel owner's
+ *                       per-CPU free lists take none: BHs off alone
  *   base->lock          a base and its callouts (interrupts off); only the
  *                       hrtimer core's own locks nest inside it
  *   file->wq's lock     a leaf: the tick's uc_fire() wakes a file's

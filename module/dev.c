@@ -3,13 +3,16 @@
  * dev.c - /dev/callout: setcallout/unsetcallout as ioctls, expiries as
  * struct callout_event records read from the file.
  *
- * Each open file owns its callouts (struct ucallout), found by handle in the
- * file's handle table. The file lock protects the table, the spare
- * ucallouts and every ucallout's user-side state (its armings, whether it
- * is in the table). Lock order (the whole of it is at the top of core.c):
- * the read mutex, then the file lock, then a base lock (taken inside
- * callout_set_from()). The expiry takes no file lock. A __ helper is
- * called with the file lock held.
+ * Each open file owns its callouts: those of SET (struct ucallout), found
+ * by handle in the file's handle table, and those of TIMEOUT (struct
+ * ucallout_to), found by func and arg through timeout.c (see "Timeouts"
+ * below). The file lock protects the table, the spare ucallouts and every
+ * ucallout's user-side state (its armings, whether it is in the table).
+ * Lock order (the whole of it is at the top of core.c): the read mutex,
+ * then the file lock, then a base lock (taken inside callout_set_from()).
+ * timeout.c's owner lock is never taken with the file lock held. The
+ * expiry takes no file lock. A __ helper is called with the file lock
+ * held.
  *
  * The handle table is an array of slots (a genradix): slot i holds the
  * callout whose handle is (gen << 32 | i), gen being the slot's generation.
@@ -38,8 +41,8 @@
  * Each arming has a sequence number, and each record carries the one it
  * was produced under. The reader returns a record only if its number is
  * that of the arming in force, checked under the file lock, which is
- * where every cancel and re-arm changes it: a cancel (UNSET, UNTIMEOUT,
- * close) sets it to 0 once the callout's func is known not to run
+ * where every cancel and re-arm changes it: a cancel (UNSET, close) sets
+ * it to 0 once the callout's func is known not to run
  * (callout_try_unset_sync() under the file lock, or callout_unset_sync()
  * outside it), and a RESET to a new one. So after UNSET returns 0 no event
  * of that arming is read, and after RESET returns 0 no event of the
@@ -90,6 +93,38 @@
  * queue stays owned by the queue and counts toward max_per_file until the
  * reader or close() reaps it: memory stays bounded by the file's caps
  * (each callout is queued at most once), whatever the reader does.
+ *
+ * Timeouts. CALLOUT_IOC_TIMEOUT and UNTIMEOUT are timeout.c's
+ * implementation, the one the kernel's callout_timeout() uses: the file
+ * is an owner (struct callout_owner, key.owner in the func/arg hash, so a
+ * file finds only its own pairs), its timeouts come from its owner's free
+ * list, up to UC_SPARES, before the slab (ucallout_to_cache,
+ * SLAB_TYPESAFE_BY_RCU, charged to the caller's memory cgroup with
+ * UC_GFP), and UNTIMEOUT finds one under RCU and revalidates it (timeout.c
+ * says how). A warm TIMEOUT+UNTIMEOUT allocates nothing. A timeout has no
+ * handle, is one-shot and is never RESET, so none of the above is needed
+ * for it: no table slot, no arming records, no stale events. Its expiry
+ * and an UNTIMEOUT claim it through one state word: either the expire op,
+ * uto_expire(), is called, or UNTIMEOUT returns 0, never both. The op
+ * (softirq, no lock of the file, no allocation) notes when it fired (the
+ * due time is the arming's, to.expires_ns) and queues the timeout on the
+ * same llist as uc_fire(); from there the reader owns it, makes its
+ * record and gives it back to the owner (callout_to_put()). So a
+ * timeout's event is read exactly once, and an UNTIMEOUT that finds only
+ * fired ones says ENOENT even while their events wait unread, as before.
+ *
+ * One queue for both kinds keeps records in the order they were queued,
+ * whatever their kind: each entry is a struct uc_node, whose ->timeout
+ * tells the container. A timeout is queued once and never again, so the
+ * UC_QUEUED/UC_READING hand-over of ucallouts does not apply to it.
+ *
+ * max_per_file and max_total count both kinds (uc_charge()): a timeout
+ * from its TIMEOUT until it is cancelled or its event read, as a SET's
+ * ucallout counts until it is put. close() cancels the ucallouts, drops
+ * the queue, drains the owner (callout_owner_drain() cancels what is
+ * pending and waits for cancels in passage), then waits for the file's
+ * count to reach 0: what is left is timeouts whose expire op claimed them
+ * before the drain and queues them at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -100,7 +135,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/poll.h>
-#include <linux/rhashtable.h>
+#include <linux/sched.h>
 #include <linux/seqlock.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -110,11 +145,17 @@
 #include "internal.h"
 
 /* ucallout.state: atomic, changed by the tick, the reader and close() */
-#define UC_QUEUED	BIT(0)	/* on file->events or file->taken */
+#define UC_QUEUED	BIT(0)	/* on the event queue: file->events or ->taken */
 #define UC_READING	BIT(1)	/* held by the reader, between take and commit */
 #define UC_ENDED	BIT(2)	/* the arming ended by itself; never cleared */
 
-/* Spare ucallouts a file keeps for its next SETs */
+/*
+ * Idle callouts a file keeps for its next SETs (spare ucallouts), and as
+ * many for its next TIMEOUTs (its owner's free list): enough that a
+ * program cycling through a few dozen callouts at once allocates nothing,
+ * and a file that had many and now has few keeps at most 16 KiB of idle
+ * ucallouts and 11 KiB of idle timeouts, charged to its memory cgroup.
+ */
 #define UC_SPARES	64
 
 /*
@@ -140,6 +181,17 @@ struct uc_slot {
 	u32 idx;
 };
 
+/**
+ * struct uc_node - an entry of a file's event queue
+ * @node:	on file->events or file->taken
+ * @timeout:	the entry of a struct ucallout_to (a TIMEOUT's event) rather
+ *		than of a struct ucallout
+ */
+struct uc_node {
+	struct llist_node node;
+	bool timeout;
+};
+
 /* The event fields of a ucallout, as the reader took them */
 struct uc_snap {
 	u64 seq;
@@ -153,9 +205,10 @@ struct uc_snap {
 struct uc_batch {
 	unsigned int nr;		/* callouts taken */
 	unsigned int nr_ev;		/* records in @ev */
+	unsigned int nr_to;		/* of those, TIMEOUT events */
 	struct {
-		struct ucallout *uc;
-		struct uc_snap snap;
+		struct uc_node *q;
+		struct uc_snap snap;	/* of a ucallout */
 		u64 rd_seq, rd_count;	/* as before this batch */
 	} item[UC_READ_BATCH];
 	struct callout_event ev[UC_READ_BATCH];
@@ -172,17 +225,19 @@ struct callout_file {
 		slots;
 	u32 nr_slots;			/* slots 1 .. nr_slots - 1 exist, locked */
 	struct uc_slot *free_slot;	/* first free slot, locked */
-	unsigned long nr_uc;		/* ucallouts owned, not spares, locked */
-	struct llist_node *spares;	/* unused ucallouts by ->node, locked */
+	atomic_long_t nr_uc;		/* callouts charged, see uc_charge() */
+	struct llist_node *spares;	/* unused ucallouts by ->q, locked */
 	unsigned int nr_spares;		/* locked */
-	struct llist_head events;	/* queued by the tick, no lock */
+	struct callout_owner owner;	/* of its TIMEOUTs (timeout.c) */
+	struct llist_head events;	/* uc_nodes queued by the tick, no lock */
 	struct llist_node *taken;	/* taken from ->events, unread, read */
 	struct llist_node *taken_tail;	/* read */
 	wait_queue_head_t wq;		/* readers and pollers */
 	struct mutex read_lock;		/* one reader takes events at a time */
-	struct uc_batch batch;		/* the reader's, read */
 	bool closing;			/* release() runs: no spares, locked */
 	struct rcu_head rcu;		/* the tick may wake ->wq after close */
+	/* Last: kfree_rcu() needs ->rcu in the first 4 KiB (lockdep, KASAN). */
+	struct uc_batch batch;		/* the reader's, read */
 };
 
 /**
@@ -208,16 +263,15 @@ struct uc_arming {
  * @file:	owner
  * @handle:	its handle: slot index and generation
  * @slot:	its slot in file->slots
- * @cookie:	returned in events (the func of a TIMEOUT)
+ * @cookie:	returned in events
  * @arm:	the arming in force, @arm[@cur], and the one before it
  * @cur_seq:	the seq of the arming in force; 0 once cancelled (locked)
  * @cur:	which of @arm is in force (locked)
- * @timeout:	from CALLOUT_IOC_TIMEOUT: a ucallout_to
- * @linked:	in the handle table (and the func/arg hash) (locked)
+ * @linked:	in the handle table (locked)
  * @busy:	cancels and RESETs waiting on it outside the lock (locked)
  * @state:	UC_* bits
- * @node:	link on file->events or file->taken while UC_QUEUED, on
- *		file->spares while spare
+ * @q:		on the event queue while UC_QUEUED, on file->spares
+ *		(by q.node) while spare
  * @ev_seqc:	the tick's writes of the ev_ fields
  * @ev_seq:	seq of the arming of the latest expiry
  * @ev_count:	expiries of that arming so far, skipped due times included
@@ -236,11 +290,10 @@ struct ucallout {
 	struct uc_arming arm[2];
 	u64 cur_seq;
 	u8 cur;
-	bool timeout;
 	bool linked;
 	u16 busy;
 	atomic_t state;
-	struct llist_node node;
+	struct uc_node q;
 	seqcount_t ev_seqc;
 	u64 ev_seq;
 	u64 ev_count;
@@ -251,11 +304,20 @@ struct ucallout {
 	u64 rd_count;
 };
 
-/* A TIMEOUT callout: found through the func/arg hash, freed after RCU. */
+/**
+ * struct ucallout_to - a TIMEOUT of a /dev/callout file
+ * @to:		timeout.c's timeout; to.owner is the file's owner, its key
+ *		the func and arg the event returns
+ * @q:		on the event queue once expired
+ * @fired_ns:	when it expired
+ *
+ * Written by the expire op before it queues @q, read by the reader after
+ * it took @q; no one else touches a timeout between the two (see the top).
+ */
 struct ucallout_to {
-	struct ucallout uc;
-	struct callout_hashed h;
-	struct rcu_head rcu;
+	struct callout_to to;
+	struct uc_node q;
+	u64 fired_ns;
 };
 
 static struct kmem_cache *ucallout_cache, *ucallout_to_cache;
@@ -268,16 +330,39 @@ atomic_long_t callout_user_total;
  */
 #define UC_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
 
-static struct ucallout_to *to_uto(struct ucallout *uc)
+static struct ucallout *q_uc(struct uc_node *q)
 {
-	return container_of(uc, struct ucallout_to, uc);
+	return container_of(q, struct ucallout, q);
 }
 
-/* call_rcu(), not kfree_rcu(): rcu_barrier() at unload waits for these. */
-static void uc_free_rcu(struct rcu_head *rcu)
+static struct ucallout_to *q_uto(struct uc_node *q)
 {
-	kmem_cache_free(ucallout_to_cache,
-			container_of(rcu, struct ucallout_to, rcu));
+	return container_of(q, struct ucallout_to, q);
+}
+
+/*
+ * Count one more callout against @f's max_per_file and everyone's
+ * max_total: a SET's from uc_get() until __uc_put(), a TIMEOUT's from the
+ * ioctl until it is cancelled or its event read (or dropped at close).
+ * One count for both kinds: a file can fill its cap with either.
+ * Return: 0, or -ENOSPC with nothing counted.
+ */
+static int uc_charge(struct callout_file *f)
+{
+	if (atomic_long_inc_return(&f->nr_uc) <= callout_max_per_file) {
+		if (atomic_long_inc_return(&callout_user_total) <=
+		    callout_max_total)
+			return 0;
+		atomic_long_dec(&callout_user_total);
+	}
+	atomic_long_dec(&f->nr_uc);
+	return -ENOSPC;
+}
+
+static void uc_uncharge(struct callout_file *f, unsigned long n)
+{
+	atomic_long_sub(n, &f->nr_uc);
+	atomic_long_sub(n, &callout_user_total);
 }
 
 /* The callout armed as @handle, or NULL; the file lock is held. */
@@ -330,51 +415,49 @@ static void __uc_slot_free(struct callout_file *f, struct uc_slot *s)
 	f->free_slot = s;
 }
 
-static struct ucallout *uc_refused(int err)
+/* Say why a SET or TIMEOUT was refused, rate-limited. Return: @err. */
+static int uc_refused(int err)
 {
 	pr_warn_ratelimited("%s (pid %d): %s\n", current->comm,
 			    task_pid_nr(current), err == -ENOSPC ?
 			    "callout limit reached" : "out of memory");
-	return ERR_PTR(err);
+	return err;
 }
 
 /*
  * A new ucallout with a slot reserved for it: uc->handle names it, but
  * lookups do not find it until uc_arm_new(). A spare if the file has one.
  */
-static struct ucallout *uc_get(struct callout_file *f, bool timeout)
+static struct ucallout *uc_get(struct callout_file *f)
 {
 	struct ucallout *uc = NULL;
 	struct uc_slot *s;
 	u64 handle;
 	u32 idx;
+	int err;
 
+	err = uc_charge(f);
+	if (err)
+		return ERR_PTR(uc_refused(err));
 	for (;;) {
 		spin_lock_bh(&f->lock);
-		s = ERR_PTR(-ENOSPC);
-		if (f->nr_uc >= callout_max_per_file)
-			break;
 		s = __uc_slot_take(f, &idx);
 		if (s != ERR_PTR(-EAGAIN))
 			break;
 		spin_unlock_bh(&f->lock);
-		if (!genradix_ptr_alloc(&f->slots, idx, UC_GFP))
-			return uc_refused(-ENOMEM);
-	}
-	if (!IS_ERR(s) && atomic_long_inc_return(&callout_user_total) >
-			  callout_max_total) {
-		atomic_long_dec(&callout_user_total);
-		__uc_slot_free(f, s);
-		s = ERR_PTR(-ENOSPC);
+		if (!genradix_ptr_alloc(&f->slots, idx, UC_GFP)) {
+			err = -ENOMEM;
+			goto uncharge;
+		}
 	}
 	if (IS_ERR(s)) {
 		spin_unlock_bh(&f->lock);
-		return uc_refused(PTR_ERR(s));
+		err = PTR_ERR(s);
+		goto uncharge;
 	}
-	f->nr_uc++;
 	handle = (u64)s->gen << 32 | s->idx;
-	if (!timeout && f->spares) {
-		uc = llist_entry(f->spares, struct ucallout, node);
+	if (f->spares) {
+		uc = llist_entry(f->spares, struct ucallout, q.node);
 		f->spares = f->spares->next;
 		f->nr_spares--;
 	}
@@ -383,23 +466,23 @@ static struct ucallout *uc_get(struct callout_file *f, bool timeout)
 	if (uc)
 		memset(uc, 0, sizeof(*uc));
 	else
-		uc = kmem_cache_zalloc(timeout ? ucallout_to_cache :
-				       ucallout_cache, UC_GFP);
+		uc = kmem_cache_zalloc(ucallout_cache, UC_GFP);
 	if (!uc) {
 		spin_lock_bh(&f->lock);
 		__uc_slot_free(f, s);
-		f->nr_uc--;
-		atomic_long_dec(&callout_user_total);
 		spin_unlock_bh(&f->lock);
-		return uc_refused(-ENOMEM);
+		err = -ENOMEM;
+		goto uncharge;
 	}
 	callout_init(&uc->c);
 	seqcount_init(&uc->ev_seqc);
 	uc->file = f;
 	uc->slot = s;
 	uc->handle = handle;
-	uc->timeout = timeout;
 	return uc;
+uncharge:
+	uc_uncharge(f, 1);
+	return ERR_PTR(uc_refused(err));
 }
 
 /*
@@ -409,13 +492,10 @@ static struct ucallout *uc_get(struct callout_file *f, bool timeout)
 static void __uc_put(struct callout_file *f, struct ucallout *uc)
 {
 	lockdep_assert_held(&f->lock);
-	f->nr_uc--;
-	atomic_long_dec(&callout_user_total);
-	if (uc->timeout) {
-		call_rcu(&to_uto(uc)->rcu, uc_free_rcu);
-	} else if (f->nr_spares < UC_SPARES && !f->closing) {
-		uc->node.next = f->spares;
-		f->spares = &uc->node;
+	uc_uncharge(f, 1);
+	if (f->nr_spares < UC_SPARES && !f->closing) {
+		uc->q.node.next = f->spares;
+		f->spares = &uc->q.node;
 		f->nr_spares++;
 	} else {
 		kmem_cache_free(ucallout_cache, uc);
@@ -438,15 +518,13 @@ static void uc_abort(struct callout_file *f, struct ucallout *uc)
 	spin_unlock_bh(&f->lock);
 }
 
-/* Take @uc out of the table (and the hash); the file lock is held. */
+/* Take @uc out of the table; the file lock is held. */
 static void __uc_unlink(struct callout_file *f, struct ucallout *uc)
 {
 	lockdep_assert_held(&f->lock);
 	if (!uc->linked)
 		return;
 	__uc_slot_free(f, uc->slot);
-	if (uc->timeout)
-		callout_hash_remove(&to_uto(uc)->h);
 	uc->linked = false;
 }
 
@@ -475,7 +553,7 @@ static void uc_fire(void *arg)
 	struct ucallout *uc = a->uc;
 	struct callout_file *f = uc->file;
 	u64 now = callout_now_ns(), due = a->expires_ns, missed = 0;
-	u32 flags = uc->timeout ? CALLOUT_EV_TIMEOUT : 0, end = UC_ENDED;
+	u32 flags = 0, end = UC_ENDED;
 	s64 ret;
 
 	if (a->period_ns) {
@@ -515,7 +593,7 @@ static void uc_fire(void *arg)
 	 */
 	rcu_read_lock();
 	if (!(atomic_fetch_or(UC_QUEUED | end, &uc->state) & UC_QUEUED) &&
-	    llist_add(&uc->node, &f->events) && wq_has_sleeper(&f->wq))
+	    llist_add(&uc->q.node, &f->events) && wq_has_sleeper(&f->wq))
 		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
 	rcu_read_unlock();
 }
@@ -622,7 +700,7 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 	ret = check_times(req.timeout_ns, req.period_ns);
 	if (ret)
 		return ret;
-	uc = uc_get(f, false);
+	uc = uc_get(f);
 	if (IS_ERR(uc))
 		return PTR_ERR(uc);
 	uc->cookie = req.cookie;
@@ -653,7 +731,7 @@ static int ioc_unset(struct callout_file *f, u64 __user *argp)
 		return -EFAULT;
 	spin_lock_bh(&f->lock);
 	uc = __uc_lookup(f, handle);
-	if (uc && !uc->timeout)
+	if (uc)
 		ret = __uc_cancel(f, uc);
 	spin_unlock_bh(&f->lock);
 	return ret;
@@ -720,7 +798,7 @@ static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 	ret = -ENOENT;
 	spin_lock_bh(&f->lock);
 	uc = __uc_lookup(f, req.handle);
-	if (uc && !uc->timeout) {
+	if (uc) {
 		ret = __uc_reset(f, uc, req.timeout_ns, req.period_ns);
 		/* A cancel may have come while it waited. */
 		__uc_done(f, uc);
@@ -729,13 +807,36 @@ static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 	return ret;
 }
 
+/*
+ * The expire op of a file's timeouts, in the tick (softirq, or the ktimers
+ * thread of PREEMPT_RT), with the timeout claimed against UNTIMEOUT and
+ * out of the hash (timeout.c): the reader owns it from the llist_add()
+ * on. Like uc_fire(), it takes no lock of the file and allocates nothing;
+ * a timeout is one-shot, so there is no earlier event of it to merge with.
+ */
+static void uto_expire(struct callout_to *to)
+{
+	struct ucallout_to *uto = container_of(to, struct ucallout_to, to);
+	struct callout_file *f = container_of(to->owner, struct callout_file,
+					      owner);
+
+	uto->fired_ns = callout_now_ns();
+	uto->q.timeout = true;
+	/* As in uc_fire(): @f is used inside a grace period, @uto not at all. */
+	rcu_read_lock();
+	if (llist_add(&uto->q.node, &f->events) && wq_has_sleeper(&f->wq))
+		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
+	rcu_read_unlock();
+}
+
+static const struct callout_owner_ops uto_ops = {
+	.expire = uto_expire,
+};
+
 static int ioc_timeout(struct callout_file *f,
 		       struct callout_timeout __user *argp)
 {
 	struct callout_timeout req;
-	struct ucallout_to *uto;
-	struct ucallout *uc;
-	u64 now;
 	int ret;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
@@ -743,27 +844,18 @@ static int ioc_timeout(struct callout_file *f,
 	this_cpu_inc(callout_op_counts.timeout);
 	if (!req.ticks)
 		return -EINVAL;
+	/* callout_to_arm() checks too: here ERANGE comes before ENOSPC. */
 	if (req.ticks > div64_u64(callout_max_timeout_ns(), callout_tick_ns()))
 		return -ERANGE;
-	uc = uc_get(f, true);
-	if (IS_ERR(uc))
-		return PTR_ERR(uc);
-	uto = to_uto(uc);
-	uto->h.key.owner = f;
-	uto->h.key.func = req.func;
-	uto->h.key.arg = req.arg;
-	uc->cookie = req.func;
-	now = callout_now_ns();
-	uc_first_arming(uc, now + req.ticks * callout_tick_ns(), 0);
-	ret = callout_hash_insert(&uto->h);
+	ret = uc_charge(f);
+	if (ret)
+		return uc_refused(ret);
+	ret = callout_to_arm(&f->owner, req.func, req.arg, req.ticks);
 	if (ret) {
-		uc_abort(f, uc);
-		return ret;
-	}
-	ret = uc_arm_new(f, uc, now);
-	if (ret) {
-		callout_hash_remove(&uto->h);
-		uc_put(f, uc);
+		uc_uncharge(f, 1);
+		/* Not the per-key cap's ENOSPC: that one is the caller's. */
+		if (ret == -ENOMEM)
+			uc_refused(ret);
 	}
 	return ret;
 }
@@ -772,39 +864,15 @@ static int ioc_untimeout(struct callout_file *f,
 			 struct callout_untimeout __user *argp)
 {
 	struct callout_untimeout req;
-	struct callout_key key = { .owner = f };
-	struct ucallout *uc, *found;
-	struct callout_hashed *h;
-	struct rhlist_head *pos, *list;
-	int ret;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
 		return -EFAULT;
-	key.func = req.func;
-	key.arg = req.arg;
 	this_cpu_inc(callout_op_counts.untimeout);
-
-	/* One that fired while it was being cancelled: try the next. */
-	do {
-		found = NULL;
-		rcu_read_lock();
-		list = callout_hash_lookup(&key);
-		spin_lock_bh(&f->lock);
-		rhl_for_each_entry_rcu(h, pos, list, node) {
-			uc = &container_of(h, struct ucallout_to, h)->uc;
-			/* A fired one waits in the hash for its reader. */
-			if (uc->linked &&
-			    !(atomic_read(&uc->state) & UC_ENDED)) {
-				found = uc;
-				break;
-			}
-		}
-		/* The file lock keeps @found, which is in the table. */
-		rcu_read_unlock();
-		ret = found ? __uc_cancel(f, found) : -ENOENT;
-		spin_unlock_bh(&f->lock);
-	} while (found && ret);
-	return ret;
+	/* Cancelled: never queued, so its charge ends here. */
+	if (!callout_to_cancel(&f->owner, req.func, req.arg))
+		return -ENOENT;
+	uc_uncharge(f, 1);
+	return 0;
 }
 
 static long callout_ioctl(struct file *file, unsigned int cmd,
@@ -849,8 +917,8 @@ static void uc_collect(struct callout_file *f)
 	f->taken_tail = last;
 }
 
-/* The reader's next callout, or NULL. Under the read mutex. */
-static struct ucallout *uc_pop(struct callout_file *f)
+/* The reader's next entry, or NULL. Under the read mutex. */
+static struct uc_node *uc_pop(struct callout_file *f)
 {
 	struct llist_node *n = f->taken;
 
@@ -859,7 +927,16 @@ static struct ucallout *uc_pop(struct callout_file *f)
 	WRITE_ONCE(f->taken, n->next);
 	if (!n->next)
 		f->taken_tail = NULL;
-	return llist_entry(n, struct ucallout, node);
+	return llist_entry(n, struct uc_node, node);
+}
+
+/* Give @q back to the front of the queue. Under the read mutex. */
+static void uc_push_front(struct callout_file *f, struct uc_node *q)
+{
+	q->node.next = f->taken;
+	if (!f->taken)
+		f->taken_tail = &q->node;
+	WRITE_ONCE(f->taken, &q->node);
 }
 
 /*
@@ -890,12 +967,8 @@ static void uc_take(struct ucallout *uc, struct uc_snap *s)
  */
 static void uc_untake(struct callout_file *f, struct ucallout *uc)
 {
-	if (!(atomic_fetch_or(UC_QUEUED, &uc->state) & UC_QUEUED)) {
-		uc->node.next = f->taken;
-		if (!f->taken)
-			f->taken_tail = &uc->node;
-		WRITE_ONCE(f->taken, &uc->node);
-	}
+	if (!(atomic_fetch_or(UC_QUEUED, &uc->state) & UC_QUEUED))
+		uc_push_front(f, &uc->q);
 	atomic_andnot(UC_READING, &uc->state);
 }
 
@@ -919,9 +992,8 @@ static void __uc_record(struct ucallout *uc, const struct uc_snap *s,
 
 	lockdep_assert_held(&uc->file->lock);
 	*ev = (struct callout_event) {
-		.handle = uc->timeout ? 0 : uc->handle,
+		.handle = uc->handle,
 		.cookie = uc->cookie,
-		.arg = uc->timeout ? to_uto(uc)->h.key.arg : 0,
 		.expires_ns = s->expires_ns,
 		.fired_ns = s->fired_ns,
 		/* Saturates: expiries beyond U32_MAX unread are not told. */
@@ -930,6 +1002,21 @@ static void __uc_record(struct ucallout *uc, const struct uc_snap *s,
 	};
 	uc->rd_seq = s->seq;
 	uc->rd_count = s->count;
+}
+
+/*
+ * The record of a TIMEOUT's event: always fresh, since a cancelled timeout
+ * is never queued. No lock: the reader owns @uto.
+ */
+static void uto_record(const struct ucallout_to *uto, struct callout_event *ev)
+{
+	*ev = (struct callout_event) {
+		.cookie = uto->to.h.key.func,
+		.arg = uto->to.h.key.arg,
+		.expires_ns = uto->to.expires_ns,
+		.fired_ns = uto->fired_ns,
+		.flags = CALLOUT_EV_TIMEOUT,
+	};
 }
 
 /*
@@ -945,23 +1032,42 @@ static void __uc_commit(struct callout_file *f, struct ucallout *uc)
 	__uc_done(f, uc);
 }
 
-/* Take up to @max callouts and make records of the fresh ones. */
+/*
+ * Take up to @max entries and make records, in queue order, of the fresh
+ * ones: every TIMEOUT's, and a ucallout's if it has an expiry not yet read
+ * of its arming in force. The file lock only if a ucallout was taken.
+ */
 static void uc_read_batch(struct callout_file *f, struct uc_batch *b,
 			  unsigned int max)
 {
 	struct ucallout *uc;
+	struct uc_node *q;
 	unsigned int i;
 
 	b->nr = 0;
 	b->nr_ev = 0;
-	while (b->nr < max && (uc = uc_pop(f))) {
-		b->item[b->nr].uc = uc;
-		uc_take(uc, &b->item[b->nr].snap);
+	b->nr_to = 0;
+	while (b->nr < max && (q = uc_pop(f))) {
+		b->item[b->nr].q = q;
+		if (q->timeout)
+			b->nr_to++;
+		else
+			uc_take(q_uc(q), &b->item[b->nr].snap);
 		b->nr++;
+	}
+	if (b->nr_to == b->nr) {
+		for (i = 0; i < b->nr; i++)
+			uto_record(q_uto(b->item[i].q), &b->ev[b->nr_ev++]);
+		return;
 	}
 	spin_lock_bh(&f->lock);
 	for (i = 0; i < b->nr; i++) {
-		uc = b->item[i].uc;
+		q = b->item[i].q;
+		if (q->timeout) {
+			uto_record(q_uto(q), &b->ev[b->nr_ev++]);
+			continue;
+		}
+		uc = q_uc(q);
 		b->item[i].rd_seq = uc->rd_seq;
 		b->item[i].rd_count = uc->rd_count;
 		if (__uc_fresh(uc, &b->item[i].snap))
@@ -970,26 +1076,49 @@ static void uc_read_batch(struct callout_file *f, struct uc_batch *b,
 	spin_unlock_bh(&f->lock);
 }
 
-/* The batch's records are the user's: let its callouts go. */
+/*
+ * Done with the TIMEOUT event @uto, read or dropped: back to the owner,
+ * and its charge ends. Outside the file lock (timeout.c's owner lock
+ * nests inside nothing).
+ */
+static void uto_done(struct callout_file *f, struct ucallout_to *uto)
+{
+	callout_to_put(&uto->to);
+	uc_uncharge(f, 1);
+}
+
+/* The batch's records are the user's: let its entries go. */
 static void uc_batch_commit(struct callout_file *f, struct uc_batch *b)
 {
 	unsigned int i;
 
-	spin_lock_bh(&f->lock);
-	for (i = 0; i < b->nr; i++)
-		__uc_commit(f, b->item[i].uc);
-	spin_unlock_bh(&f->lock);
+	if (b->nr_to < b->nr) {
+		spin_lock_bh(&f->lock);
+		for (i = 0; i < b->nr; i++)
+			if (!b->item[i].q->timeout)
+				__uc_commit(f, q_uc(b->item[i].q));
+		spin_unlock_bh(&f->lock);
+	}
+	for (i = 0; b->nr_to && i < b->nr; i++)
+		if (b->item[i].q->timeout)
+			uto_done(f, q_uto(b->item[i].q));
 }
 
 /* The copy faulted: the batch goes back to the front, as it was. */
 static void uc_batch_undo(struct callout_file *f, struct uc_batch *b)
 {
+	struct ucallout *uc;
 	unsigned int i = b->nr;
 
 	while (i--) {
-		b->item[i].uc->rd_seq = b->item[i].rd_seq;
-		b->item[i].uc->rd_count = b->item[i].rd_count;
-		uc_untake(f, b->item[i].uc);
+		if (b->item[i].q->timeout) {
+			uc_push_front(f, b->item[i].q);
+			continue;
+		}
+		uc = q_uc(b->item[i].q);
+		uc->rd_seq = b->item[i].rd_seq;
+		uc->rd_count = b->item[i].rd_count;
+		uc_untake(f, uc);
 	}
 }
 
@@ -1053,11 +1182,17 @@ static bool uc_prune(struct callout_file *f)
 {
 	struct ucallout *uc;
 	struct uc_snap snap;
+	struct uc_node *q;
 	unsigned int n = 0;
 	bool fresh;
 
 	uc_collect(f);
-	while ((uc = uc_pop(f))) {
+	while ((q = uc_pop(f))) {
+		if (q->timeout) {
+			uc_push_front(f, q);
+			return true;
+		}
+		uc = q_uc(q);
 		uc_take(uc, &snap);
 		spin_lock_bh(&f->lock);
 		fresh = __uc_fresh(uc, &snap);
@@ -1104,11 +1239,42 @@ static int callout_open(struct inode *inode, struct file *file)
 	spin_lock_init(&f->lock);
 	genradix_init(&f->slots);
 	f->nr_slots = 1;	/* handles are never 0 */
+	callout_owner_init(&f->owner, &uto_ops, ucallout_to_cache, UC_GFP,
+			   UC_SPARES);
 	init_llist_head(&f->events);
 	init_waitqueue_head(&f->wq);
 	mutex_init(&f->read_lock);
 	file->private_data = f;
 	return nonseekable_open(inode, file);
+}
+
+/*
+ * Drop every entry of the event queue unread: a ucallout goes to
+ * __uc_done(), a TIMEOUT's event back to the owner. At close, rescheduling
+ * at least every UC_RESCHED entries.
+ * Return: whether there was any.
+ */
+static bool uc_drop_events(struct callout_file *f)
+{
+	struct ucallout *uc;
+	struct uc_node *q;
+	unsigned int n = 0;
+
+	uc_collect(f);
+	while ((q = uc_pop(f))) {
+		if (q->timeout) {
+			uto_done(f, q_uto(q));
+		} else {
+			uc = q_uc(q);
+			spin_lock_bh(&f->lock);
+			atomic_andnot(UC_QUEUED, &uc->state);
+			__uc_done(f, uc);
+			spin_unlock_bh(&f->lock);
+		}
+		if (!(++n % UC_RESCHED))
+			cond_resched();
+	}
+	return n;
 }
 
 /*
@@ -1120,7 +1286,6 @@ static int callout_release(struct inode *inode, struct file *file)
 {
 	struct callout_file *f = file->private_data;
 	struct llist_node *spare;
-	struct ucallout *uc;
 	struct uc_slot *s;
 	u32 idx;
 
@@ -1137,21 +1302,26 @@ static int callout_release(struct inode *inode, struct file *file)
 		if (!(idx % UC_RESCHED))
 			cond_resched();
 	}
-	/* No func runs now: the queue owns what is left. */
-	uc_collect(f);
-	for (idx = 1; (uc = uc_pop(f)); idx++) {
-		spin_lock_bh(&f->lock);
-		atomic_andnot(UC_QUEUED, &uc->state);
-		__uc_done(f, uc);
-		spin_unlock_bh(&f->lock);
-		if (!(idx % UC_RESCHED))
-			cond_resched();
-	}
-	WARN_ON_ONCE(f->nr_uc);
+	/*
+	 * No func of a ucallout runs now: the queue owns what is left. Drop
+	 * it before the timeouts are drained, so that the drain's walk of the
+	 * owner's callouts meets few that expired.
+	 */
+	uc_drop_events(f);
+	uc_uncharge(f, callout_owner_drain(&f->owner, false));
+	/*
+	 * What is still charged is timeouts whose expiry claimed them before
+	 * the drain: queued, or about to be (the expire op runs to its end in
+	 * the tick). Wait for those.
+	 */
+	while (atomic_long_read(&f->nr_uc))
+		if (!uc_drop_events(f))
+			schedule_timeout_uninterruptible(1);
+	callout_owner_destroy(&f->owner);
 	while ((spare = f->spares)) {
 		f->spares = spare->next;
 		kmem_cache_free(ucallout_cache,
-				llist_entry(spare, struct ucallout, node));
+				llist_entry(spare, struct ucallout, q.node));
 	}
 	genradix_free(&f->slots);
 	mutex_destroy(&f->read_lock);
@@ -1183,7 +1353,10 @@ int callout_dev_init(void)
 	int ret = -ENOMEM;
 
 	ucallout_cache = KMEM_CACHE(ucallout, SLAB_ACCOUNT);
-	ucallout_to_cache = KMEM_CACHE(ucallout_to, SLAB_ACCOUNT);
+	/* SLAB_TYPESAFE_BY_RCU, and charged to each file's memory cgroup */
+	ucallout_to_cache = callout_to_cache_create("ucallout_to",
+						    sizeof(struct ucallout_to),
+						    SLAB_ACCOUNT);
 	if (!ucallout_cache || !ucallout_to_cache)
 		goto err;
 	ret = misc_register(&callout_miscdev);
@@ -1201,7 +1374,7 @@ err:
 void callout_dev_exit(void)
 {
 	misc_deregister(&callout_miscdev);
-	rcu_barrier();
+	/* It waits for RCU readers of its objects first (TYPESAFE_BY_RCU). */
 	kmem_cache_destroy(ucallout_to_cache);
 	kmem_cache_destroy(ucallout_cache);
 }

@@ -13,7 +13,6 @@
 #include <linux/list.h>
 #include <linux/smp.h>
 #include <linux/percpu.h>
-#include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
 
 #include "callout_tw.h"
@@ -126,7 +125,8 @@ extern unsigned long callout_max_per_file, callout_max_total;
 
 /**
  * struct callout_key - what the old interface finds a callout by
- * @owner:	the /dev/callout file, or timeout.c's owner of kernel callers
+ * @owner:	the struct callout_owner: a /dev/callout file's, or
+ *		timeout.c's of kernel callers
  * @func:	the func, as an opaque value
  * @arg:	the arg, as an opaque value
  */
@@ -136,9 +136,9 @@ struct callout_key {
 	u64 arg;
 };
 
-/* An entry of the func/arg hash (an rhltable: one key may have many). */
+/* An entry of the func/arg index (timeout.c): one key may have many. */
 struct callout_hashed {
-	struct rhlist_head node;
+	struct hlist_nulls_node node;
 	struct callout_key key;
 };
 
@@ -184,7 +184,7 @@ struct callout_to_stack {
 
 /**
  * struct callout_owner - who arms timeouts and cancels them by key: the
- * kernel's callers, or (to come) a /dev/callout file
+ * kernel's callers, or a /dev/callout file
  * @lock:	protects @free, @all, @nr_free and @closing; taken with
  *		bottom halves off, innermost
  * @free:	idle callouts, at most @max_free, linked by ->next_free
@@ -217,10 +217,12 @@ struct callout_owner {
 /**
  * struct callout_to - a timeout: a callout found by its owner, func and arg
  * @c:		the callout; its func is timeout.c's
- * @h:		its entry in the func/arg hash, key.owner its owner
- * @hnode:	its entry in the func/arg index (timeout.c)
+ * @h:		its entry in the func/arg index, key.owner its owner
  * @bucket:	the bucket of @h.key in that index
  * @state:	generation and state of its arming (timeout.c)
+ * @expires_ns:	when its arming is due: the clock when it was armed + ticks
+ *		* tick_ns (it fires at the first tick boundary at or after
+ *		that), for its owner's expire op to report
  * @owner:	the owner whose cache it comes from
  * @link:	on the owner's list of all its callouts, under its lock
  * @next_free:	next on the owner's free list, under its lock
@@ -230,9 +232,9 @@ struct callout_owner {
 struct callout_to {
 	struct callout c;
 	struct callout_hashed h;
-	struct hlist_nulls_node hnode;
 	u32 bucket;
 	atomic_long_t state;
+	u64 expires_ns;
 	struct callout_owner *owner;
 	struct list_head link;
 	struct callout_to *next_free;
@@ -252,9 +254,6 @@ int callout_to_cancel(struct callout_owner *o, u64 func, u64 arg);
 void callout_to_put(struct callout_to *to);
 int callout_timeout_init(void);
 void callout_timeout_exit(void);
-int callout_hash_insert(struct callout_hashed *h);
-void callout_hash_remove(struct callout_hashed *h);
-struct rhlist_head *callout_hash_lookup(const struct callout_key *key);
 u64 callout_hash_lookups(void);
 void callout_hash_stats(u64 *entries, u64 *longest_chain);
 

@@ -5,7 +5,7 @@
  *
  * One implementation for every owner. An owner (struct callout_owner) is
  * whoever arms timeouts and cancels them by key: the kernel's callers share
- * one, callout_kernel_owner; a /dev/callout file is to have one of its own
+ * one, callout_kernel_owner; each /dev/callout file has one of its own
  * (see "Owners" below). A timeout is a struct callout_to: a callout, its
  * entry in the func/arg hash, a state word and a link on its owner's lists.
  *
@@ -88,18 +88,19 @@
  * callout_to (callout_to_cache_create()), a gfp for cold allocations, a
  * bound for its free list and an expire op, called in softirq context with
  * the callout claimed and out of the hash: it owns the callout then, until
- * it calls callout_to_put(). The kernel's op runs func(arg); a file's would
- * queue an event and put the callout back once read. An owner's list of
- * all its callouts lets callout_owner_drain() cancel what it left at exit
- * (close(), unload), looking at each once; the free list is a stack of
- * the idle ones, so taking and putting one is a pop and a push.
+ * it calls callout_to_put(). The kernel's op runs func(arg); a file's
+ * (dev.c) queues an event, and its reader puts the callout back. An
+ * owner's list of all its callouts lets callout_owner_drain() cancel what
+ * it left at exit (close(), unload), looking at each once; the free list
+ * is a stack of the idle ones, so taking and putting one is a pop and a
+ * push.
  *
- * Locking: the owner's lock (bottom halves off: timeouts are armed and
- * cancelled in process or softirq context, and expire in softirq) protects
- * its lists; it nests inside nothing of callout.ko's and nothing nests
- * inside it. The hash's bucket locks are taken with bottom halves off, outside
- * any owner lock; callout_set()/callout_unset() take a base lock, with no
- * owner lock held.
+ * Locking (the whole order is at the top of core.c): the owner's lock
+ * protects its lists, a bucket's lock the bucket's chain; both are taken
+ * with bottom halves off (timeouts are armed and cancelled in process or
+ * softirq context, and expire in softirq), never one inside the other,
+ * and with no lock of callout.ko held but a tick's expiry_lock.
+ * callout_set() and callout_unset() take a base lock with neither held.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -107,67 +108,22 @@
 #include <linux/jhash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/random.h>
 #include <linux/rculist_nulls.h>
-#include <linux/rhashtable.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "internal.h"
 
-/*
- * The func/arg hash of the old interface, shared by every owner, of
- * timeout.c and of dev.c's CALLOUT_IOC_TIMEOUT: entries of different
- * containers told apart by key.owner.
- */
-static const struct rhashtable_params callout_hash_params = {
-	.key_len		= sizeof(struct callout_key),
-	.key_offset		= offsetof(struct callout_hashed, key),
-	.head_offset		= offsetof(struct callout_hashed, node),
-	.automatic_shrinking	= true,
-};
-
-static struct rhltable callout_hash;
 /* Per CPU: a shared counter would be an atomic on every untimeout(). */
 static DEFINE_PER_CPU(u64, callout_hash_nr_lookups);
 
 /*
- * Callouts of one key share a singly linked list, which rhltable_remove()
- * walks; a cap keeps that walk, and untimeout()'s, O(1).
+ * Callouts of one key share its bucket with others; a cap keeps the walk
+ * of a bucket, the insert's and untimeout()'s, O(1) whatever one key has.
  */
 #define CALLOUT_HASH_MAX_DUPS	64
-
-/* Return: 0, -ENOSPC when the key already has its fill, or -ENOMEM. */
-int callout_hash_insert(struct callout_hashed *h)
-{
-	struct rhlist_head *pos, *list;
-	unsigned int n = 0;
-	int ret;
-
-	rcu_read_lock();
-	list = rhltable_lookup(&callout_hash, &h->key, callout_hash_params);
-	rhl_for_each_rcu(pos, list)
-		if (++n >= CALLOUT_HASH_MAX_DUPS)
-			break;
-	rcu_read_unlock();
-	if (n >= CALLOUT_HASH_MAX_DUPS)
-		return -ENOSPC;
-	ret = rhltable_insert(&callout_hash, &h->node, callout_hash_params);
-	/* -EBUSY, -E2BIG: the table could not grow fast enough. */
-	return ret ? -ENOMEM : 0;
-}
-
-void callout_hash_remove(struct callout_hashed *h)
-{
-	rhltable_remove(&callout_hash, &h->node, callout_hash_params);
-}
-
-/* Call under rcu_read_lock(); walk the result with rhl_for_each_entry_rcu. */
-struct rhlist_head *callout_hash_lookup(const struct callout_key *key)
-{
-	this_cpu_inc(callout_hash_nr_lookups);
-	return rhltable_lookup(&callout_hash, key, callout_hash_params);
-}
 
 u64 callout_hash_lookups(void)
 {
@@ -222,12 +178,12 @@ static int to_index_insert(struct callout_to *to)
 	unsigned int n = 0;
 
 	spin_lock_bh(to_lock(to->bucket));
-	hlist_nulls_for_each_entry(t, pos, head, hnode)
+	hlist_nulls_for_each_entry(t, pos, head, h.node)
 		if (t->h.key.arg == key->arg && t->h.key.func == key->func &&
 		    t->h.key.owner == key->owner && ++n >= CALLOUT_HASH_MAX_DUPS)
 			break;
 	if (n < CALLOUT_HASH_MAX_DUPS)
-		hlist_nulls_add_head_rcu(&to->hnode, head);
+		hlist_nulls_add_head_rcu(&to->h.node, head);
 	spin_unlock_bh(to_lock(to->bucket));
 	return n < CALLOUT_HASH_MAX_DUPS ? 0 : -ENOSPC;
 }
@@ -235,7 +191,7 @@ static int to_index_insert(struct callout_to *to)
 static void to_index_remove(struct callout_to *to)
 {
 	spin_lock_bh(to_lock(to->bucket));
-	hlist_nulls_del_rcu(&to->hnode);
+	hlist_nulls_del_rcu(&to->h.node);
 	spin_unlock_bh(to_lock(to->bucket));
 }
 
@@ -268,9 +224,8 @@ static void to_index_exit(void)
 }
 
 /*
- * For debugfs: entries, and the longest bucket chain, of the index (and,
- * until dev.c uses it, of dev.c's rhltable). A walk of every bucket, in
- * steps that reschedule.
+ * For debugfs: entries, and the longest bucket chain, of the index. A walk
+ * of every bucket, in steps that reschedule.
  */
 void callout_hash_stats(u64 *entries, u64 *longest_chain)
 {
@@ -287,13 +242,13 @@ void callout_hash_stats(u64 *entries, u64 *longest_chain)
 			rcu_read_lock();
 		}
 		len = 0;
-		hlist_nulls_for_each_entry_rcu(to, pos, &to_table[i], hnode)
+		hlist_nulls_for_each_entry_rcu(to, pos, &to_table[i], h.node)
 			len++;
 		sum += len;
 		max = max(max, len);
 	}
 	rcu_read_unlock();
-	*entries = sum + atomic_read(&callout_hash.ht.nelems);
+	*entries = sum;
 	*longest_chain = max;
 }
 
@@ -538,6 +493,9 @@ static void to_expire(void *arg)
  * @arg:	the key's arg
  * @ticks:	as callout_set()
  *
+ * The arming's due time, the clock read once + @ticks * tick_ns, is kept
+ * in the callout's ->expires_ns for @o's expire op to report.
+ *
  * Context: as @o's gfp allows when its free list is empty; interrupts on
  * (the hash's bucket locks are taken with bottom halves off).
  * Return: 0, -ENOMEM, -ENOSPC when CALLOUT_HASH_MAX_DUPS of this key are
@@ -546,10 +504,16 @@ static void to_expire(void *arg)
 int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
 		   unsigned long ticks)
 {
-	struct callout_to *to = callout_to_get(o);
+	struct callout_to *to;
 	unsigned long s;
+	u64 span, now;
 	int ret;
 
+	/* callout_set()'s bound, without its division */
+	if (check_mul_overflow((u64)ticks, callout_tick_ns(), &span) ||
+	    span > callout_max_timeout_ns())
+		return -ERANGE;
+	to = callout_to_get(o);
 	if (!to)
 		return -ENOMEM;
 	WRITE_ONCE(to->h.key.owner, o);
@@ -565,7 +529,10 @@ int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
 	ret = to_index_insert(to);
 	if (ret)
 		goto put;
-	ret = callout_set(&to->c, ticks, to_expire, to);
+	/* One clock read for the due time and the arming, as callout_set(). */
+	now = callout_now_ns();
+	to->expires_ns = now + span;
+	ret = callout_set_from(&to->c, now, to->expires_ns, to_expire, to);
 	if (ret < 0) {
 		/* Never pending: no expiry, and untimeout() skips TO_ARMING. */
 		to_index_remove(to);
@@ -601,7 +568,7 @@ static struct callout_to *to_claim(const struct callout_key *key)
 
 	this_cpu_inc(callout_hash_nr_lookups);
 restart:
-	hlist_nulls_for_each_entry_rcu(to, pos, &to_table[bucket], hnode) {
+	hlist_nulls_for_each_entry_rcu(to, pos, &to_table[bucket], h.node) {
 		s = atomic_long_read_acquire(&to->state);
 		if (to_state(s) == TO_ARMED && has_key(&to->h, key) &&
 		    atomic_long_try_cmpxchg(&to->state, &s,
@@ -851,14 +818,8 @@ int callout_timeout_init(void)
 						       0);
 	if (!callout_kernel_cache)
 		return -ENOMEM;
-	ret = rhltable_init(&callout_hash, &callout_hash_params);
-	if (ret) {
-		kmem_cache_destroy(callout_kernel_cache);
-		return ret;
-	}
 	ret = to_index_init();
 	if (ret) {
-		rhltable_destroy(&callout_hash);
 		kmem_cache_destroy(callout_kernel_cache);
 		return ret;
 	}
@@ -869,7 +830,6 @@ int callout_timeout_init(void)
 	callout_kernel_owner.pcpu = alloc_percpu(struct callout_to_stack);
 	if (!callout_kernel_owner.pcpu) {
 		to_index_exit();
-		rhltable_destroy(&callout_hash);
 		kmem_cache_destroy(callout_kernel_cache);
 		return -ENOMEM;
 	}
@@ -885,7 +845,6 @@ void callout_timeout_exit(void)
 	callout_owner_drain(&callout_kernel_owner, true);
 	callout_owner_destroy(&callout_kernel_owner);
 	free_percpu(callout_kernel_owner.pcpu);
-	rhltable_destroy(&callout_hash);
 	to_index_exit();
 	/* It waits for RCU readers of its objects first (TYPESAFE_BY_RCU). */
 	kmem_cache_destroy(callout_kernel_cache);
