@@ -653,6 +653,25 @@ int callout_set_ns(struct callout *c, u64 expires_ns, callout_func_t func,
 }
 EXPORT_SYMBOL_NS_GPL(callout_set_ns, CALLOUT_TW_NS);
 
+/*
+ * callout_set() from @now_ns, callout_now_ns() read by the caller: for one
+ * that reports the due time, @now_ns + @ticks * tick_ns, to its user.
+ */
+int callout_set_ticks_from(struct callout *c, u64 now_ns, unsigned long ticks,
+			   callout_func_t func, void *arg)
+{
+	u64 now, rem;
+
+	if (ticks > callout_max_ticks)
+		return -ERANGE;
+	/*
+	 * One division: now + ticks * tick_ns rounded up to a tick boundary
+	 * is tick now + ticks, plus one unless now is on a boundary itself.
+	 */
+	now = div64_u64_rem(now_ns, callout_tick_ns_param, &rem);
+	return callout_arm(c, now + ticks + !!rem, now, func, arg, 0);
+}
+
 /**
  * callout_set() - arm a callout @ticks ticks from now (setcallout)
  * @c:		an initialised callout, pending or not
@@ -678,17 +697,7 @@ EXPORT_SYMBOL_NS_GPL(callout_set_ns, CALLOUT_TW_NS);
 int callout_set(struct callout *c, unsigned long ticks, callout_func_t func,
 		void *arg)
 {
-	u64 now, rem;
-
-	if (ticks > callout_max_ticks)
-		return -ERANGE;
-	/*
-	 * One clock read and one division: now + ticks * tick_ns rounded up
-	 * to a tick boundary is tick now + ticks, plus one unless now is on
-	 * a boundary itself.
-	 */
-	now = div64_u64_rem(callout_now_ns(), callout_tick_ns_param, &rem);
-	return callout_arm(c, now + ticks + !!rem, now, func, arg, 0);
+	return callout_set_ticks_from(c, callout_now_ns(), ticks, func, arg);
 }
 EXPORT_SYMBOL_NS_GPL(callout_set, CALLOUT_NS);
 

@@ -149,6 +149,8 @@ int callout_core_init(void);
 void callout_core_exit(void);
 u64 callout_now_ns(void);
 u64 callout_max_timeout_ns(void);
+int callout_set_ticks_from(struct callout *c, u64 now_ns, unsigned long ticks,
+			   callout_func_t func, void *arg);
 int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		     callout_func_t func, void *arg);
 int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,

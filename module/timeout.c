@@ -108,7 +108,6 @@
 #include <linux/jhash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
-#include <linux/overflow.h>
 #include <linux/random.h>
 #include <linux/rculist_nulls.h>
 #include <linux/sched.h>
@@ -506,13 +505,9 @@ int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
 {
 	struct callout_to *to;
 	unsigned long s;
-	u64 span, now;
+	u64 now;
 	int ret;
 
-	/* callout_set()'s bound, without its division */
-	if (check_mul_overflow((u64)ticks, callout_tick_ns(), &span) ||
-	    span > callout_max_timeout_ns())
-		return -ERANGE;
 	to = callout_to_get(o);
 	if (!to)
 		return -ENOMEM;
@@ -531,8 +526,8 @@ int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
 		goto put;
 	/* One clock read for the due time and the arming, as callout_set(). */
 	now = callout_now_ns();
-	to->expires_ns = now + span;
-	ret = callout_set_from(&to->c, now, to->expires_ns, to_expire, to);
+	to->expires_ns = now + (u64)ticks * callout_tick_ns_param;
+	ret = callout_set_ticks_from(&to->c, now, ticks, to_expire, to);
 	if (ret < 0) {
 		/* Never pending: no expiry, and untimeout() skips TO_ARMING. */
 		to_index_remove(to);
