@@ -341,13 +341,6 @@ fig9=(wheel:bsd wheel:hashed wheel:hierarchical handle:hashed hash:hashed
 		h=$(med handle:hashed "$n" pair_ns) t=$(med timer_list "$n" pair_ns)
 		target "handle:hashed <= timer_list at N=$n: $h vs $t ns" "$(le "$h" "$t" && echo 1 || echo 0)"
 	done
-	for fs in hashed hierarchical; do
-		for n in $kns; do
-			r=$(ratio "$(med hash:$fs "$n" pair_ns)" "$(med handle:$fs "$n" pair_ns)")
-			target "hash:$fs within 1.5x of handle:$fs at N=$n: ${r}x" \
-				"$(awk -v r="$r" 'BEGIN { print (r != "-" && r <= 1.5) }')"
-		done
-	done
 	h=$(med handle:hashed 1000000 pair_ns) t=$(med hrtimer 1000000 pair_ns)
 	r=$(ratio "$h" "$t")
 	target "handle:hashed <= hrtimer / 2 at N=1M: ${r}x hrtimer" "$(awk -v r="$r" 'BEGIN { print (r != "-" && r <= 0.5) }')"

@@ -544,19 +544,6 @@ TEST_F(dev, close_frees_pending_and_unread_timeouts)
 #define TRACING		"/sys/kernel/tracing"
 #define KMEM		TRACING "/events/kmem"
 
-/* Write @val to the tracefs file @path: 0 or -errno. */
-static int tracefs_write(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -EIO;
-}
-
 /*
  * What the trace says of a file's timeouts: slab allocations made by
  * timeout.c (kmem_cache_alloc from a callout_to_ function) and frees to the
