@@ -901,15 +901,27 @@ static long callout_ioctl(struct file *file, unsigned int cmd,
 
 /*
  * Move what the tick queued behind what the reader took before, in the
- * order it was queued. Under the read mutex.
+ * order it was queued. Under the read mutex, in process context: the
+ * list comes newest first and turning it round walks all of it, so that
+ * walk reschedules every UC_RESCHED entries (the list is the reader's
+ * alone once taken off f->events).
  */
 static void uc_collect(struct callout_file *f)
 {
-	struct llist_node *first = llist_del_all(&f->events), *last = first;
+	struct llist_node *pos = llist_del_all(&f->events), *last = pos;
+	struct llist_node *first = NULL, *next;
+	unsigned int n = 0;
 
-	if (!first)
+	if (!pos)
 		return;
-	first = llist_reverse_order(first);
+	while (pos) {
+		next = pos->next;
+		pos->next = first;
+		first = pos;
+		pos = next;
+		if (!(++n % UC_RESCHED))
+			cond_resched();
+	}
 	if (f->taken_tail)
 		f->taken_tail->next = first;
 	else
