@@ -9,6 +9,7 @@
 #include <linux/atomic.h>
 #include <linux/callout.h>
 #include <linux/list_nulls.h>
+#include <linux/local_lock.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/smp.h>
@@ -176,10 +177,12 @@ struct callout_owner_ops {
 
 /**
  * struct callout_to_stack - a per-CPU front of an owner's free list
+ * @bh_lock:	taken with bottom halves off (timeout.c says why)
  * @top:	the idle callout put last, linked by ->next_free
  * @nr:		how many
  */
 struct callout_to_stack {
+	local_lock_t bh_lock;
 	struct callout_to *top;
 	unsigned int nr;
 };

@@ -106,6 +106,7 @@
 
 #include <linux/export.h>
 #include <linux/jhash.h>
+#include <linux/local_lock.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/random.h>
@@ -342,7 +343,11 @@ void callout_owner_init(struct callout_owner *o,
 /*
  * The per-CPU front of a free list (callout_owner.pcpu): a stack of up to
  * TO_PCPU_MAX_FREE idle callouts, taken with bottom halves off, as
- * expiries put theirs from softirq.
+ * expiries put theirs from softirq, and under its local lock: on
+ * PREEMPT_RT bottom halves off no longer keep out another task of the
+ * same CPU (CONFIG_PREEMPT_RT_NEEDS_BH_LOCK unset, as Debian's 7.x-rt),
+ * and there the local lock is a per-CPU spinlock; elsewhere it costs
+ * nothing but lockdep's notice.
  */
 #define TO_PCPU_MAX_FREE	32
 
@@ -352,12 +357,14 @@ static struct callout_to *to_pcpu_pop(struct callout_owner *o)
 	struct callout_to *to;
 
 	local_bh_disable();
+	local_lock_nested_bh(&o->pcpu->bh_lock);
 	st = this_cpu_ptr(o->pcpu);
 	to = st->top;
 	if (to) {
 		st->top = to->next_free;
 		st->nr--;
 	}
+	local_unlock_nested_bh(&o->pcpu->bh_lock);
 	local_bh_enable();
 	return to;
 }
@@ -368,6 +375,7 @@ static bool to_pcpu_push(struct callout_owner *o, struct callout_to *to)
 	bool keep;
 
 	local_bh_disable();
+	local_lock_nested_bh(&o->pcpu->bh_lock);
 	st = this_cpu_ptr(o->pcpu);
 	keep = st->nr < TO_PCPU_MAX_FREE;
 	if (keep) {
@@ -375,6 +383,7 @@ static bool to_pcpu_push(struct callout_owner *o, struct callout_to *to)
 		st->top = to;
 		st->nr++;
 	}
+	local_unlock_nested_bh(&o->pcpu->bh_lock);
 	local_bh_enable();
 	return keep;
 }
@@ -806,6 +815,7 @@ EXPORT_SYMBOL_NS_GPL(callout_untimeout, CALLOUT_NS);
 
 int callout_timeout_init(void)
 {
+	unsigned int cpu;
 	int ret;
 
 	callout_kernel_cache = callout_to_cache_create("callout_to",
@@ -828,6 +838,9 @@ int callout_timeout_init(void)
 		kmem_cache_destroy(callout_kernel_cache);
 		return -ENOMEM;
 	}
+	for_each_possible_cpu(cpu)
+		local_lock_init(&per_cpu_ptr(callout_kernel_owner.pcpu,
+					     cpu)->bh_lock);
 	return 0;
 }
 
