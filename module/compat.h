@@ -17,6 +17,7 @@
  *   symbol namespace         token    token    string in 6.13    see below
  *   debugfs_create_file()    a call   a call   _Generic in 6.13  see below
  *   no_llseek                NULL     gone     gone              not used
+ *   local_lock_nested_bh()   -        yes      yes (6.11)        #ifdef
  *
  * debugfs_create_file() needs nothing here as long as it is called with a
  * const struct file_operations * (never a bare NULL, never through a
@@ -29,6 +30,7 @@
 #include <linux/build_bug.h>
 #include <linux/callout.h>
 #include <linux/hrtimer.h>
+#include <linux/local_lock.h>
 #include <linux/stringify.h>
 #include <linux/timer.h>
 
@@ -52,6 +54,16 @@ static inline int timer_delete_sync(struct timer_list *timer)
 {
 	return del_timer_sync(timer);
 }
+#endif
+
+/*
+ * Per-CPU data taken with bottom halves off: before 6.11 there is no
+ * PREEMPT_RT kernel to build for here, and bottom halves off alone keep
+ * out everything else of the CPU.
+ */
+#ifndef local_lock_nested_bh
+#define local_lock_nested_bh(lock)	((void)(lock))
+#define local_unlock_nested_bh(lock)	((void)(lock))
 #endif
 
 #ifndef timer_container_of

@@ -23,21 +23,50 @@
  * CALLOUT_RUN_BUDGET a run; a longer backlog re-arms the hrtimer to come back
  * at once in a new softirq run, so a burst cannot hog the CPU.
  *
+ * Bounded work with interrupts off. The base lock is taken with interrupts
+ * off, so no section under it may grow with the number of callouts due.
+ * A collection looks at no more than CALLOUT_COLLECT_BUDGET entries of the
+ * wheel (tw.h, "Budgets"): a run collects a chunk, runs it, lets go of the
+ * lock and collects the next, up to its budget of funcs, and comes back at
+ * once for the rest, as it does for funcs. A set catches the wheel up by at
+ * most a chunk too, so the wheel may lag the clock while a backlog is
+ * worked off: a set due by the clock's tick, or by the tick the wheel's
+ * pass is going to, goes straight onto base->expired, never into a wheel
+ * that might have passed its slot. A scheme that measures from w->now
+ * (simple's MaxInterval, lawn's TTL queues) may refuse a lagging wheel what
+ * it takes from one that is current: that set alone catches the wheel up
+ * in full and asks again (stats "full_catch_ups"), the one collection
+ * without a bound, and a rare one: only simple and lawn refuse, only with a
+ * backlog in progress, and it costs what that backlog costs without
+ * budgets. CPU offline moves callouts CALLOUT_MOVE_BUDGET at a time,
+ * letting go of both locks between chunks.
+ *
  * Locking. Every lock of callout.ko, outermost first: none is taken while
  * holding one below it in this list.
  *
  *   file->read_lock     dev.c, a mutex: one reader of a file at a time
+ *                       (read(), and poll() with a trylock)
  *   base->expiry_lock   held by the tick across a run of funcs (BHs off)
  *   callout_func_map    lockdep only: "a func runs", inside expiry_lock
- *   file->lock          dev.c, the file lock (BHs off); uc_fire(), a func,
- *                       takes it in the tick; the func/arg hash's bucket
- *                       locks and the file's wait queue nest inside it
+ *   file->lock          dev.c, the file lock (BHs off): ioctls, the
+ *                       reader's batches, close(); never taken in the
+ *                       tick
+ *   timeout.c's locks   the func/arg index's bucket locks, and an owner's
+ *                       lock (its free list), each BHs off and taken with
+ *                       no other lock of callout.ko held but expiry_lock
+ *                       (a timeout's expiry unhashes it and may put it);
+ *                       neither nests in the other. The kernel owner's
+ *                       per-CPU free lists take none: BHs off alone
  *   base->lock          a base and its callouts (interrupts off); only the
  *                       hrtimer core's own locks nest inside it
+ *   file->wq's lock     a leaf: the tick's uc_fire() wakes a file's
+ *                       readers with no lock of callout.ko held but
+ *                       expiry_lock (and the func map)
  *
- * That is expiry_lock -> file lock -> base lock, and the read mutex ->
- * file lock (never taken in the tick, nor under expiry_lock). Rules that
- * follow:
+ * That is expiry_lock -> base lock (a func re-arms, callout_forward()),
+ * and the read mutex -> file lock -> base lock (never in the tick, nor
+ * under expiry_lock). The tick hands events to a file through a
+ * lock-less list (dev.c). Rules that follow:
  *
  * - base->lock protects the base and the state of every callout on it. A
  *   callout moves to another base only with both base locks held, the
@@ -46,13 +75,15 @@
  *   while it waited. callout_cpu_dead() alone takes a second one outright
  *   (the dead CPU's, under its own), and callout_arm() lets go of a dead
  *   CPU's base rather than wait for it.
- * - A func runs with no base lock held; it may take a file lock and set
- *   callouts (base locks). callout_unset_sync() waits for funcs, so its
+ * - A func runs with no base lock held; it may set callouts (base locks)
+ *   and take locks of its own. callout_unset_sync() waits for funcs, so its
  *   caller holds no lock that any func takes: not only its own callout's
  *   func, since a waiter on expiry_lock may wait out the rest of a run.
  *   Lockdep checks this on every call, not only when it waits
  *   (callout_func_map). A file lock holder cancels with
- *   callout_try_unset_sync(), which never waits.
+ *   callout_try_unset_sync() and re-arms with callout_reset_from(), which
+ *   never wait; it waits (callout_unset_sync(), callout_wait_idle()) with
+ *   the file lock dropped.
  * - A helper whose name starts with __ is called with the lock it works
  *   under held, and says so with lockdep_assert_held().
  */
@@ -62,7 +93,6 @@
 #include <linux/export.h>
 #include <linux/math64.h>
 #include <linux/preempt.h>
-#include <linux/rhashtable.h>
 #include <linux/slab.h>
 
 #include "internal.h"
@@ -71,6 +101,17 @@
 #include "trace.h"
 
 #define CALLOUT_RUN_BUDGET	1024
+
+/*
+ * The most wheel entries one collection looks at with the base lock held
+ * (interrupts off), and the most chunks a run collects before it comes
+ * back in a new softirq run.
+ */
+#define CALLOUT_COLLECT_BUDGET	256
+#define CALLOUT_RUN_CHUNKS	16
+
+/* The most callouts a CPU going offline hands over per locked section. */
+#define CALLOUT_MOVE_BUDGET	256
 
 struct callout_base __percpu *callout_bases;
 const struct tw_ops *callout_ops;
@@ -97,9 +138,11 @@ static struct lockdep_map callout_func_map =
 /*
  * Tell lockdep that the caller waits for funcs, whether or not it will: if
  * it reports here, the caller holds a lock that some func takes. Interrupts
- * off, as timer.c does: the map is held in softirq context.
+ * off, as timer.c does: the map is held in softirq context. Always inline,
+ * so the report's "at:" names the API its caller called (callout_unset_sync()
+ * or callout_wait_idle()), not this helper.
  */
-static void wait_for_funcs_map(void)
+static __always_inline void wait_for_funcs_map(void)
 {
 #ifdef CONFIG_LOCKDEP
 	unsigned long flags;
@@ -267,64 +310,88 @@ static bool __detach(struct callout_base *base, struct callout *c)
 	lockdep_assert_held(&base->lock);
 	if (tw_remove(&base->wheel, &c->entry))
 		return true;
-	if (c->entry.flags & CALLOUT_EXPIRING) {
+	if (c->entry.flags & (CALLOUT_EXPIRING | CALLOUT_PARKED)) {
 		list_del_init(&c->entry.list);
-		c->entry.flags &= ~CALLOUT_EXPIRING;
+		c->entry.flags &= ~(CALLOUT_EXPIRING | CALLOUT_PARKED);
 		return true;
 	}
 	return false;
 }
 
 /*
- * Bring @base's wheel to tick @now: what is due by then moves to the
+ * Bring @base's wheel towards tick @now, looking at no more than @budget
+ * entries (TW_UNBOUNDED: all the way): what is due by then moves to the
  * base's expired list, to run on the next tick. The tick sleeps over empty
- * slots, so a wheel may lag the clock; every insert first catches it up,
- * so a scheme measures an interval from the present (Scheme 4's
- * MaxInterval) and never from a tick long past.
+ * slots and a budget may stop a pass, so a wheel may lag the clock; every
+ * set first catches it up by a chunk, so that a scheme measures an
+ * interval from the present (Scheme 4's MaxInterval) in all but a backlog.
+ * Return: true if the wheel has reached @now.
  */
-static void __catch_up(struct callout_base *base, u64 now)
+static bool __catch_up(struct callout_base *base, u64 now, u64 budget)
 {
-	struct callout *c;
+	struct tw_entry *e;
 	LIST_HEAD(due);
 
 	lockdep_assert_held(&base->lock);
-	if (now <= base->wheel.now)
-		return;
-	tw_advance(&base->wheel, now, &due);
-	if (list_empty(&due))
-		return;
-	list_for_each_entry(c, &due, entry.list)
-		c->entry.flags |= CALLOUT_EXPIRING;
+	if (now <= base->wheel.now && !tw_advancing(&base->wheel))
+		return true;
+	tw_advance(&base->wheel, now, &due, budget);
+	list_for_each_entry(e, &due, list)
+		e->flags |= CALLOUT_EXPIRING;
 	list_splice_tail(&due, &base->expired);
+	if (!tw_advancing(&base->wheel))
+		return true;
+	base->stats.collect_stopped++;
+	return false;
 }
 
 /*
- * File @c at @tick on @base, which must be online. @now is the current
- * tick, read by the caller before it took the lock: one clock read a set.
+ * File @c at @tick on @base, whose wheel the caller has caught up as far
+ * as it goes (__catch_up()); @now is the current tick, read by the caller
+ * before it took the lock: one clock read a set.
  */
-static int __enqueue(struct callout_base *base, struct callout *c, u64 tick,
-		     u64 now)
+static int __file(struct callout_base *base, struct callout *c, u64 tick,
+		  u64 now)
 {
+	struct tw_wheel *w = &base->wheel;
 	int ret;
 
 	lockdep_assert_held(&base->lock);
-	__catch_up(base, now);
-	if (tick <= base->wheel.now) {
-		/* Already due (a moved or a zero-tick callout): run it next. */
+	/*
+	 * Due by the clock, or by the tick a pass of the wheel goes to (read
+	 * from the clock, maybe after @now): it runs next, whatever the wheel
+	 * has passed. Late over early: the clock is at or past @tick.
+	 */
+	if (tick <= max(now, w->target)) {
 		c->entry.expires = tick;
 		c->entry.flags |= CALLOUT_EXPIRING;
 		list_add_tail(&c->entry.list, &base->expired);
 	} else {
-		ret = tw_insert(&base->wheel, &c->entry, tick);
+		ret = tw_insert(w, &c->entry, tick);
+		if (ret && w->now < now) {
+			/* Refused by a lagging wheel: see the top of the file. */
+			base->stats.full_catch_ups++;
+			__catch_up(base, now, TW_UNBOUNDED);
+			ret = tw_insert(w, &c->entry, tick);
+		}
 		if (ret)
 			return ret;
 	}
 	base->stats.set++;
-	if (list_empty(&base->expired))
+	if (list_empty(&base->expired) && !tw_advancing(w))
 		__arm_base(base, c->entry.expires);
 	else
 		__arm_soon(base);
 	return 0;
+}
+
+/* Catch @base up by a chunk, then file @c at @tick: as __file(). */
+static int __enqueue(struct callout_base *base, struct callout *c, u64 tick,
+		     u64 now)
+{
+	lockdep_assert_held(&base->lock);
+	__catch_up(base, now, CALLOUT_COLLECT_BUDGET);
+	return __file(base, c, tick, now);
 }
 
 /**
@@ -342,22 +409,79 @@ void callout_init(struct callout *c)
 }
 EXPORT_SYMBOL_NS_GPL(callout_init, CALLOUT_NS);
 
+/* How callout_arm() may refuse, besides the scheme's refusals */
+#define ARM_IF_IDLE		0x1u	/* -EALREADY if @c is pending */
+#define ARM_IF_NOT_RUNNING	0x2u	/* -EBUSY if @c's func runs */
+#define ARM_IF_PENDING		0x4u	/* -ENOENT if @c is not pending */
+
 /*
- * Arm @c to run @func(@arg) at tick @tick; @now is the current tick.
- * Return: as callout_set_ns().
+ * lawn is the one scheme whose insert can refuse for want of room (a TTL
+ * without a queue when every queue is in use): there a re-arm makes sure
+ * of the room before it takes the old arming off (__hold_room()).
+ */
+static bool callout_room_probe;
+
+/*
+ * Make sure a callout can be filed at @tick on @base before a pending one's
+ * old arming is taken off. Where the scheme may refuse for want of room,
+ * a stand-in entry @probe is filed at @tick first and holds the room (the
+ * lawn queue of that TTL) until the callout takes it; removing the old
+ * arming only gives room back. Elsewhere an insert is refused only beyond
+ * the scheme's range, and the old arming fits back in at its own tick, as
+ * the interval to it has only shrunk.
+ * Return: 0, with *@held telling whether @probe is filed, or the scheme's
+ * refusal.
+ */
+static int __hold_room(struct callout_base *base, u64 tick, u64 now,
+		       struct tw_entry *probe, bool *held)
+{
+	int ret;
+
+	lockdep_assert_held(&base->lock);
+	*held = false;
+	__catch_up(base, now, CALLOUT_COLLECT_BUDGET);
+	if (!callout_room_probe || tick <= max(now, base->wheel.target))
+		return 0;
+	tw_entry_init(probe);
+	ret = tw_insert(&base->wheel, probe, tick);
+	*held = !ret;
+	return ret;
+}
+
+/*
+ * Arm @c to run @func(@arg) at tick @tick; @now is the current tick. @how
+ * is 0 or ARM_* refusals. A re-arm that the scheme refuses leaves the old
+ * arming as it was: its tick, func and arg.
+ * Return: as callout_set_ns(), or -EALREADY/-EBUSY/-ENOENT as @how asks.
  */
 static int callout_arm(struct callout *c, u64 tick, u64 now,
-		       callout_func_t func, void *arg)
+		       callout_func_t func, void *arg, unsigned int how)
 {
 	struct callout_base *base, *new;
+	callout_func_t old_func;
+	struct tw_entry probe;
 	unsigned long flags;
-	bool was;
+	bool was, held = false, pending;
+	void *old_arg;
+	u64 old_tick;
 	int ret;
 
 	if (WARN_ON_ONCE(!func))
 		return -EINVAL;
 again:
 	base = lock_base(c, &flags);
+	if ((how & ARM_IF_IDLE) && callout_pending(c)) {
+		spin_unlock_irqrestore(&base->lock, flags);
+		return -EALREADY;
+	}
+	if ((how & ARM_IF_NOT_RUNNING) && base->running == c) {
+		spin_unlock_irqrestore(&base->lock, flags);
+		return -EBUSY;
+	}
+	if ((how & ARM_IF_PENDING) && !callout_pending(c)) {
+		spin_unlock_irqrestore(&base->lock, flags);
+		return -ENOENT;
+	}
 
 	/*
 	 * Arm on this CPU if its lock is free at once; otherwise stay, which
@@ -369,16 +493,29 @@ again:
 	 * must move: callout_cpu_dead() may hold the new lock and wait for
 	 * ours, so let go, wait for the new lock without ours (spinning on
 	 * trylock could starve its holder on PREEMPT_RT) and try again. @c
-	 * is detached only once the decision is made: it stays pending across
-	 * a retry, so the return value says whether this set replaced an
-	 * arming, and no arming ends unseen in between.
+	 * is detached only once the decision is made and the new tick is
+	 * known to fit: it stays pending across a retry and across a refusal,
+	 * so the return value says whether this set replaced an arming, and
+	 * no arming ends unseen in between.
 	 */
+	pending = callout_pending(c);
+	old_tick = c->entry.expires;
+	old_func = c->func;
+	old_arg = c->arg;
 	new = this_cpu_ptr(callout_bases);
 	if (base == new || base->running == c) {
 		if (base != new)
 			base->stats.stayed_running++;
+		ret = pending ? __hold_room(base, tick, now, &probe, &held) : 0;
+		if (ret)
+			goto refused;
 		was = __detach(base, c);
 	} else if (spin_trylock(&new->lock)) {
+		ret = pending ? __hold_room(new, tick, now, &probe, &held) : 0;
+		if (ret) {
+			spin_unlock(&new->lock);
+			goto refused;
+		}
 		was = __detach(base, c);
 		WRITE_ONCE(c->base, new);
 		spin_unlock(&base->lock);
@@ -390,17 +527,32 @@ again:
 		goto again;
 	} else {
 		base->stats.stayed_busy++;
+		ret = pending ? __hold_room(base, tick, now, &probe, &held) : 0;
+		if (ret)
+			goto refused;
 		was = __detach(base, c);
 	}
 	c->func = func;
 	c->arg = arg;
 	ret = __enqueue(base, c, tick, now);
+	if (ret && was) {
+		/* Refused: the old arming goes back as it was (see above). */
+		c->func = old_func;
+		c->arg = old_arg;
+		if (!WARN_ON_ONCE(__enqueue(base, c, old_tick, now)))
+			base->stats.set--;	/* not a new arming */
+	}
+	if (held)
+		tw_remove(&base->wheel, &probe);
 	if (!ret && trace_callout_set_enabled())
 		trace_callout_set(c, func, base->cpu,
 				  c->entry.expires * callout_tick_ns_param,
 				  callout_now_ns());
 	spin_unlock_irqrestore(&base->lock, flags);
 	return ret ? ret : was;
+refused:
+	spin_unlock_irqrestore(&base->lock, flags);
+	return ret;
 }
 
 /*
@@ -409,13 +561,74 @@ again:
  *		that computes @expires_ns from the clock reads it once
  *
  * Return: 1 if @c was pending (it is re-armed), 0 if not, -EINVAL for a NULL
- * @func, or the scheme's -ERANGE/-ENOSPC (then @c is no longer pending).
+ * @func, or the scheme's -ERANGE/-ENOSPC (then @c stays as it was: a
+ * pending @c keeps its arming, func and arg).
  */
 int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		     callout_func_t func, void *arg)
 {
 	return callout_arm(c, ns_to_tick_up(expires_ns),
-			   div64_u64(now_ns, callout_tick_ns_param), func, arg);
+			   div64_u64(now_ns, callout_tick_ns_param), func, arg,
+			   0);
+}
+
+/*
+ * callout_reset_from() - callout_set_from() of a pending @c, refused while
+ * its func runs
+ *
+ * For a caller that hands each arming its own @arg and must know that no
+ * func of the arming it replaces runs after this returns: one that did
+ * start has returned, and none starts later. On -EBUSY, wait with
+ * callout_wait_idle() and try again. A @c that is not pending is left
+ * alone: its arming has ended (its last func ran), and whether to arm it
+ * anew is the caller's to decide.
+ * Return: 1 (@c was pending and is re-armed), -EBUSY (@c untouched) while
+ * its func runs, -ENOENT (@c untouched) if it is not pending, or the
+ * scheme's -ERANGE/-ENOSPC (then @c stays armed as it was).
+ */
+int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
+		       callout_func_t func, void *arg)
+{
+	return callout_arm(c, ns_to_tick_up(expires_ns),
+			   div64_u64(now_ns, callout_tick_ns_param), func, arg,
+			   ARM_IF_NOT_RUNNING | ARM_IF_PENDING);
+}
+
+/*
+ * callout_forward() - re-arm a periodic callout from its func, as
+ * hrtimer_forward() forwards an hrtimer
+ * @c:		the callout whose func runs now
+ * @now_ns:	callout_now_ns() read by the func
+ * @period_ns:	the period, at least one tick
+ * @expires_ns:	in: the due time of the expiry that runs; out: the due time
+ *		of the next one, the first of @expires_ns + k * @period_ns
+ *		after @now_ns (no drift: due times stay on the grid)
+ *
+ * Re-arms @c with its func and arg at the new @expires_ns, unless it is
+ * pending again already (set by someone else since its expiry began): that
+ * arming stands. Expiries of the grid that passed while this one was late
+ * are not run: they are counted in the result, as hrtimer_forward() counts
+ * overruns.
+ *
+ * Context: @c's func.
+ * Return: the due times skipped between the one that runs and the next
+ * (0 when on time); -EALREADY if @c was pending again (not re-armed);
+ * the scheme's -ERANGE/-ENOSPC if it cannot be re-armed (then it is not
+ * pending, and *@expires_ns names the expiry that did not happen).
+ */
+s64 callout_forward(struct callout *c, u64 now_ns, u64 period_ns,
+		    u64 *expires_ns)
+{
+	u64 missed = 0;
+	int ret;
+
+	if (now_ns >= *expires_ns + period_ns)
+		missed = div64_u64(now_ns - *expires_ns, period_ns);
+	*expires_ns += (missed + 1) * period_ns;
+	ret = callout_arm(c, ns_to_tick_up(*expires_ns),
+			  div64_u64(now_ns, callout_tick_ns_param),
+			  READ_ONCE(c->func), READ_ONCE(c->arg), ARM_IF_IDLE);
+	return ret < 0 ? ret : missed;
 }
 
 /**
@@ -440,6 +653,25 @@ int callout_set_ns(struct callout *c, u64 expires_ns, callout_func_t func,
 }
 EXPORT_SYMBOL_NS_GPL(callout_set_ns, CALLOUT_TW_NS);
 
+/*
+ * callout_set() from @now_ns, callout_now_ns() read by the caller: for one
+ * that reports the due time, @now_ns + @ticks * tick_ns, to its user.
+ */
+int callout_set_ticks_from(struct callout *c, u64 now_ns, unsigned long ticks,
+			   callout_func_t func, void *arg)
+{
+	u64 now, rem;
+
+	if (ticks > callout_max_ticks)
+		return -ERANGE;
+	/*
+	 * One division: now + ticks * tick_ns rounded up to a tick boundary
+	 * is tick now + ticks, plus one unless now is on a boundary itself.
+	 */
+	now = div64_u64_rem(now_ns, callout_tick_ns_param, &rem);
+	return callout_arm(c, now + ticks + !!rem, now, func, arg, 0);
+}
+
 /**
  * callout_set() - arm a callout @ticks ticks from now (setcallout)
  * @c:		an initialised callout, pending or not
@@ -459,21 +691,13 @@ EXPORT_SYMBOL_NS_GPL(callout_set_ns, CALLOUT_TW_NS);
  * * -EINVAL - @func is NULL
  * * -ERANGE - @ticks is beyond what the scheme can hold
  * * -ENOSPC - the scheme has no room (Timer Lawn out of queues)
+ *
+ * On -ERANGE and -ENOSPC a pending @c stays armed as it was.
  */
 int callout_set(struct callout *c, unsigned long ticks, callout_func_t func,
 		void *arg)
 {
-	u64 now, rem;
-
-	if (ticks > callout_max_ticks)
-		return -ERANGE;
-	/*
-	 * One clock read and one division: now + ticks * tick_ns rounded up
-	 * to a tick boundary is tick now + ticks, plus one unless now is on
-	 * a boundary itself.
-	 */
-	now = div64_u64_rem(callout_now_ns(), callout_tick_ns_param, &rem);
-	return callout_arm(c, now + ticks + !!rem, now, func, arg);
+	return callout_set_ticks_from(c, callout_now_ns(), ticks, func, arg);
 }
 EXPORT_SYMBOL_NS_GPL(callout_set, CALLOUT_NS);
 
@@ -507,8 +731,8 @@ EXPORT_SYMBOL_NS_GPL(callout_unset, CALLOUT_NS);
 
 /*
  * One pass of callout_unset_sync(), which takes the base lock itself: cancel
- * @c; set *@cancelled to 1 if it was pending. Return: true if its func runs
- * now, on *@basep.
+ * @c unless @cancelled is NULL (callout_wait_idle()); set *@cancelled to 1
+ * if it was pending. Return: true if its func runs now, on *@basep.
  */
 static bool unset_pass(struct callout *c, struct callout_base **basep,
 		       int *cancelled)
@@ -518,16 +742,27 @@ static bool unset_pass(struct callout *c, struct callout_base **basep,
 	bool running, was;
 
 	base = lock_base(c, &flags);
-	was = __detach(base, c);
-	if (was) {
-		base->stats.unset++;
-		*cancelled = 1;
+	if (cancelled) {
+		was = __detach(base, c);
+		if (was) {
+			base->stats.unset++;
+			*cancelled = 1;
+		}
+		trace_callout_unset(c, c->func, base->cpu, was);
 	}
-	trace_callout_unset(c, c->func, base->cpu, was);
 	running = base->running == c;
 	spin_unlock_irqrestore(&base->lock, flags);
 	*basep = base;
 	return running;
+}
+
+/* Wait on @base's expiry_lock for the end of the func running there. */
+static void wait_for_run(struct callout_base *base)
+{
+	atomic_inc(&base->expiry_waiters);
+	spin_lock_bh(&base->expiry_lock);
+	atomic_dec(&base->expiry_waiters);
+	spin_unlock_bh(&base->expiry_lock);
 }
 
 /**
@@ -564,15 +799,28 @@ int callout_unset_sync(struct callout *c)
 
 	might_sleep();
 	wait_for_funcs_map();
-	while (unset_pass(c, &base, &ret)) {
-		atomic_inc(&base->expiry_waiters);
-		spin_lock_bh(&base->expiry_lock);
-		atomic_dec(&base->expiry_waiters);
-		spin_unlock_bh(&base->expiry_lock);
-	}
+	while (unset_pass(c, &base, &ret))
+		wait_for_run(base);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(callout_unset_sync, CALLOUT_NS);
+
+/*
+ * callout_wait_idle() - wait until @c's func does not run, leaving @c armed
+ * or not as it is: for a callout_reset_from() that found it running.
+ * Another expiry of @c may start as soon as this returns.
+ *
+ * Context: as callout_unset_sync().
+ */
+void callout_wait_idle(struct callout *c)
+{
+	struct callout_base *base;
+
+	might_sleep();
+	wait_for_funcs_map();
+	while (unset_pass(c, &base, NULL))
+		wait_for_run(base);
+}
 
 /*
  * callout_try_unset_sync() - callout_unset_sync() for a caller that may not
@@ -600,7 +848,8 @@ int callout_try_unset_sync(struct callout *c)
  */
 bool callout_pending(const struct callout *c)
 {
-	return READ_ONCE(c->entry.flags) & (TW_PENDING | CALLOUT_EXPIRING);
+	return READ_ONCE(c->entry.flags) &
+	       (TW_PENDING | CALLOUT_EXPIRING | CALLOUT_PARKED);
 }
 EXPORT_SYMBOL_NS_GPL(callout_pending, CALLOUT_NS);
 
@@ -653,19 +902,67 @@ static void run_callout(struct callout_base *base, struct callout *c,
 		base->stats.slowest_ns = took;
 }
 
+/*
+ * The parked callouts (struct callout_base): the due ones go to the expired
+ * list, the others are offered to the wheel again. O(parked) with the lock
+ * held: a base parks only what a lawn out of queues refused it while a CPU
+ * went offline. Return: the earliest expiry still parked, or TW_NEVER.
+ */
+static u64 __unpark(struct callout_base *base, u64 now)
+{
+	struct callout *c, *tmp;
+	u64 first = TW_NEVER;
+	LIST_HEAD(parked);
+
+	lockdep_assert_held(&base->lock);
+	list_splice_init(&base->parked, &parked);
+	list_for_each_entry_safe(c, tmp, &parked, entry.list) {
+		list_del_init(&c->entry.list);
+		c->entry.flags &= ~CALLOUT_PARKED;
+		if (c->entry.expires <= max(now, base->wheel.target)) {
+			c->entry.flags |= CALLOUT_EXPIRING;
+			list_add_tail(&c->entry.list, &base->expired);
+		} else if (tw_insert(&base->wheel, &c->entry,
+				     c->entry.expires)) {
+			c->entry.flags |= CALLOUT_PARKED;
+			list_add_tail(&c->entry.list, &base->parked);
+			first = min(first, c->entry.expires);
+		}
+	}
+	return first;
+}
+
+/*
+ * Collect a chunk of what is due by @now (at most CALLOUT_COLLECT_BUDGET
+ * wheel entries, interrupts off), and record how long it held the lock.
+ * @start is a clock read made with the lock held, just before.
+ * Return: the clock at the end, the start of the func to run next.
+ */
+static u64 __collect(struct callout_base *base, u64 now, u64 start)
+{
+	u64 end;
+
+	lockdep_assert_held(&base->lock);
+	__catch_up(base, now, CALLOUT_COLLECT_BUDGET);
+	end = callout_now_ns();
+	if (end - start > base->stats.collect_max_ns)
+		base->stats.collect_max_ns = end - start;
+	return end;
+}
+
 static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 {
 	struct callout_base *base = container_of(timer, struct callout_base,
 						 timer);
-	u64 now_ns = callout_now_ns();
-	u64 now = div64_u64(now_ns, callout_tick_ns_param);
-	unsigned int budget = CALLOUT_RUN_BUDGET;
+	unsigned int budget = CALLOUT_RUN_BUDGET, chunks = 1;
+	u64 next, examined, migrations, expired, clock, now_ns, now;
 	struct callout *c;
-	u64 next, examined, migrations, expired, clock;
 	bool deferred;
 
 	spin_lock_bh(&base->expiry_lock);
 	spin_lock_irq(&base->lock);
+	now_ns = callout_now_ns();
+	now = div64_u64(now_ns, callout_tick_ns_param);
 	/*
 	 * A base's funcs run on its CPU while that CPU is up: __program()
 	 * never starts the hrtimer elsewhere. Once it is going down the
@@ -682,11 +979,24 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 	examined = base->wheel.stats.examined;
 	migrations = base->wheel.stats.migrations;
 	expired = base->stats.expired;
-	__catch_up(base, now);
-
-	/* The funcs start now, after a catch-up that may have been long. */
-	clock = list_empty(&base->expired) ? now_ns : callout_now_ns();
-	while (!list_empty(&base->expired) && budget--) {
+	next = list_empty(&base->parked) ? TW_NEVER : __unpark(base, now);
+	/* The funcs start now, after a collection that took its time. */
+	clock = __collect(base, now, now_ns);
+	for (;;) {
+		if (list_empty(&base->expired)) {
+			/* The next chunk, if the wheel lags and time is left. */
+			if (!tw_advancing(&base->wheel) || !budget ||
+			    chunks++ >= CALLOUT_RUN_CHUNKS)
+				break;
+			/* Interrupts in between: each chunk is a section. */
+			spin_unlock_irq(&base->lock);
+			spin_lock_irq(&base->lock);
+			clock = __collect(base, now, callout_now_ns());
+			continue;
+		}
+		if (!budget)
+			break;
+		budget--;
 		c = list_first_entry(&base->expired, struct callout, entry.list);
 		list_del_init(&c->entry.list);
 		c->entry.flags &= ~CALLOUT_EXPIRING;
@@ -704,13 +1014,13 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 		}
 	}
 
-	deferred = !list_empty(&base->expired);
+	deferred = !list_empty(&base->expired) || tw_advancing(&base->wheel);
 	if (deferred) {
-		/* Over budget: the rest in a new softirq run. */
+		/* Over a budget: the rest in a new softirq run. */
 		base->stats.deferred++;
 		__arm_soon(base);
 	} else {
-		next = tw_next(&base->wheel);
+		next = min(next, tw_next(&base->wheel));
 		if (next != TW_NEVER)
 			__arm_base(base, next);
 	}
@@ -737,19 +1047,59 @@ static int callout_cpu_prepare(unsigned int cpu)
 	return 0;
 }
 
+/*
+ * Take up to @budget callouts off @old, a CPU that went down, onto @moving:
+ * its collected ones, its parked ones, then its wheel's, by tw_drain().
+ * Return: true when @old holds none any more.
+ */
+static bool __take_from_dead(struct callout_base *old,
+			     struct list_head *moving, u64 budget)
+{
+	struct list_head *lists[] = { &old->expired, &old->parked };
+	struct callout *c;
+	unsigned int i;
+
+	lockdep_assert_held(&old->lock);
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		while (!list_empty(lists[i])) {
+			if (!budget)
+				return false;
+			budget--;
+			c = list_first_entry(lists[i], struct callout,
+					     entry.list);
+			list_move_tail(&c->entry.list, moving);
+			c->entry.flags &= ~(CALLOUT_EXPIRING | CALLOUT_PARKED);
+		}
+	}
+	return budget && tw_drain(&old->wheel, moving, budget);
+}
+
+/*
+ * A dead CPU's callouts move, CALLOUT_MOVE_BUDGET at a time with both base
+ * locks held, to the base of the CPU running this. Between two chunks both
+ * locks are free, so callout_arm() may take a callout still on @old (it
+ * moves it away, @old being down: tw_drain() allows the tw_remove()) and
+ * callout_unset_sync() may cancel one; neither files anything on @old, and
+ * its func cannot be running (@old's hrtimer is cancelled and nothing
+ * arms it again), so the chunks end. Each callout keeps its expiry tick:
+ * one due already runs on the next tick of the new base, late, never
+ * early. None is lost: one the new base's scheme refuses (lawn out of
+ * queues; simple's range cannot refuse, the wheel being caught up first)
+ * is parked on new->parked and fires from there, as late as the tick that
+ * finds it due, never earlier.
+ */
 static int callout_cpu_dead(unsigned int cpu)
 {
 	struct callout_base *old = per_cpu_ptr(callout_bases, cpu), *new;
-	struct tw_entry *e, *tmp;
-	LIST_HEAD(moving);
-	u64 moved = 0, now;
+	u64 moved = 0, parked = 0, now;
+	struct callout *c, *tmp;
+	bool done;
 
 	spin_lock_irq(&old->lock);
 	old->online = false;
 	spin_unlock_irq(&old->lock);
 	hrtimer_cancel(&old->timer);
 
-	now = div64_u64(callout_now_ns(), callout_tick_ns_param);
 	/*
 	 * Stay on this CPU while its base takes them (the hrtimer is pinned
 	 * to the CPU that arms it), with preemption on: on PREEMPT_RT the
@@ -757,217 +1107,39 @@ static int callout_cpu_dead(unsigned int cpu)
 	 */
 	migrate_disable();
 	new = this_cpu_ptr(callout_bases);
-	spin_lock_irq(&new->lock);
-	spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
-	WRITE_ONCE(old->timer_tick, TW_NEVER);
-	tw_drain(&old->wheel, &moving);
-	list_splice_tail_init(&old->expired, &moving);
-	list_for_each_entry_safe(e, tmp, &moving, list) {
-		struct callout *c = container_of(e, struct callout, entry);
+	do {
+		LIST_HEAD(moving);
 
-		list_del_init(&e->list);
-		c->entry.flags &= ~CALLOUT_EXPIRING;
-		WRITE_ONCE(c->base, new);
-		/* Due ones are filed at the next tick: late, never early. */
-		if (WARN_ON_ONCE(__enqueue(new, c, e->expires, now)))
-			continue;
-		moved++;
-	}
-	spin_unlock(&old->lock);
-	spin_unlock_irq(&new->lock);
+		now = div64_u64(callout_now_ns(), callout_tick_ns_param);
+		spin_lock_irq(&new->lock);
+		spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
+		WRITE_ONCE(old->timer_tick, TW_NEVER);
+		done = __take_from_dead(old, &moving, CALLOUT_MOVE_BUDGET);
+		__catch_up(new, now, CALLOUT_COLLECT_BUDGET);
+		list_for_each_entry_safe(c, tmp, &moving, entry.list) {
+			list_del_init(&c->entry.list);
+			WRITE_ONCE(c->base, new);
+			new->stats.moved++;
+			moved++;
+			/* Due ones run on the next tick: late, never early. */
+			if (!__file(new, c, c->entry.expires, now))
+				continue;
+			c->entry.flags |= CALLOUT_PARKED;
+			list_add_tail(&c->entry.list, &new->parked);
+			new->stats.parked++;
+			parked++;
+			__arm_base(new, c->entry.expires);
+		}
+		spin_unlock(&old->lock);
+		spin_unlock_irq(&new->lock);
+		cond_resched();
+	} while (!done);
 	migrate_enable();
 	if (moved)
-		pr_info("cpu%u offline: moved %llu callouts to cpu%u\n",
-			cpu, moved, new->cpu);
+		pr_info("cpu%u offline: moved %llu callouts to cpu%u (%llu parked)\n",
+			cpu, moved, new->cpu, parked);
 	return 0;
 }
-
-/*
- * The func/arg hash of the old interface, timeout() and untimeout(), shared
- * by kernel callers (owner NULL) and /dev/callout files (owner the file).
- */
-static const struct rhashtable_params callout_hash_params = {
-	.key_len		= sizeof(struct callout_key),
-	.key_offset		= offsetof(struct callout_hashed, key),
-	.head_offset		= offsetof(struct callout_hashed, node),
-	.automatic_shrinking	= true,
-};
-
-static struct rhltable callout_hash;
-static atomic64_t callout_hash_nr_lookups;
-
-/*
- * Callouts of one key share a singly linked list, which rhltable_remove()
- * walks; a cap keeps that walk, and untimeout()'s, O(1).
- */
-#define CALLOUT_HASH_MAX_DUPS	64
-
-/* Return: 0, -ENOSPC when the key already has its fill, or -ENOMEM. */
-int callout_hash_insert(struct callout_hashed *h)
-{
-	struct rhlist_head *pos, *list;
-	unsigned int n = 0;
-	int ret;
-
-	rcu_read_lock();
-	list = rhltable_lookup(&callout_hash, &h->key, callout_hash_params);
-	rhl_for_each_rcu(pos, list)
-		if (++n >= CALLOUT_HASH_MAX_DUPS)
-			break;
-	rcu_read_unlock();
-	if (n >= CALLOUT_HASH_MAX_DUPS)
-		return -ENOSPC;
-	ret = rhltable_insert(&callout_hash, &h->node, callout_hash_params);
-	/* -EBUSY, -E2BIG: the table could not grow fast enough. */
-	return ret ? -ENOMEM : 0;
-}
-
-void callout_hash_remove(struct callout_hashed *h)
-{
-	rhltable_remove(&callout_hash, &h->node, callout_hash_params);
-}
-
-/* Call under rcu_read_lock(); walk the result with rhl_for_each_entry_rcu. */
-struct rhlist_head *callout_hash_lookup(const struct callout_key *key)
-{
-	atomic64_inc(&callout_hash_nr_lookups);
-	return rhltable_lookup(&callout_hash, key, callout_hash_params);
-}
-
-u64 callout_hash_lookups(void)
-{
-	return atomic64_read(&callout_hash_nr_lookups);
-}
-
-/* For debugfs: entries, and the longest bucket chain of the current table. */
-void callout_hash_stats(u64 *entries, u64 *longest_chain)
-{
-	const struct bucket_table *tbl;
-	struct rhash_head *pos;
-	unsigned int i;
-	u64 len, max = 0;
-
-	*entries = atomic_read(&callout_hash.ht.nelems);
-	rcu_read_lock();
-	tbl = rht_dereference_rcu(callout_hash.ht.tbl, &callout_hash.ht);
-	for (i = 0; i < tbl->size; i++) {
-		len = 0;
-		rht_for_each_rcu(pos, tbl, i)
-			len++;
-		max = max(max, len);
-	}
-	rcu_read_unlock();
-	*longest_chain = max;
-}
-
-/* A timeout() of a kernel caller. */
-struct callout_to {
-	struct callout c;
-	struct callout_hashed h;
-	struct rcu_head rcu;
-};
-
-static struct kmem_cache *callout_to_cache;
-
-/* call_rcu(), not kfree_rcu(): rcu_barrier() at unload waits for these. */
-static void callout_to_free_rcu(struct rcu_head *rcu)
-{
-	kmem_cache_free(callout_to_cache, container_of(rcu, struct callout_to, rcu));
-}
-
-static void callout_to_fire(void *arg)
-{
-	struct callout_to *to = arg;
-
-	callout_hash_remove(&to->h);
-	((callout_func_t)(uintptr_t)to->h.key.func)((void *)(uintptr_t)to->h.key.arg);
-	call_rcu(&to->rcu, callout_to_free_rcu);
-}
-
-/**
- * callout_timeout() - the old interface: run @func(@arg) in @ticks ticks
- * @func:	run at expiry in softirq context; must not sleep
- * @arg:	its argument; with @func the key untimeout() cancels by
- * @ticks:	ticks of callout_tick_ns() from now, as callout_set()
- *
- * The pair need not be unique: each call arms one more callout, up to 64
- * pending for one pair.
- *
- * Context: process or softirq, interrupts enabled (allocates with
- * GFP_ATOMIC; the hash takes its bucket locks with bottom halves off).
- * Return: 0, -EINVAL for a NULL @func, -ENOMEM, -ENOSPC when 64 callouts of
- * this pair are pending, or -ERANGE as callout_set().
- */
-int callout_timeout(callout_func_t func, void *arg, unsigned long ticks)
-{
-	struct callout_to *to;
-	int ret;
-
-	lockdep_assert_irqs_enabled();
-	if (!func)
-		return -EINVAL;
-	this_cpu_inc(callout_op_counts.timeout);
-	to = kmem_cache_zalloc(callout_to_cache, GFP_ATOMIC);
-	if (!to)
-		return -ENOMEM;
-	to->h.key.func = (uintptr_t)func;
-	to->h.key.arg = (uintptr_t)arg;
-	callout_init(&to->c);
-	ret = callout_hash_insert(&to->h);
-	if (ret)
-		goto free;
-	ret = callout_set(&to->c, ticks, callout_to_fire, to);
-	if (ret < 0) {
-		callout_hash_remove(&to->h);
-		goto free;
-	}
-	return 0;
-free:
-	call_rcu(&to->rcu, callout_to_free_rcu);
-	return ret;
-}
-EXPORT_SYMBOL_NS_GPL(callout_timeout, CALLOUT_NS);
-
-/**
- * callout_untimeout() - the old interface: cancel one pending @func(@arg)
- * @func:	as given to callout_timeout()
- * @arg:	as given to callout_timeout()
- *
- * Cancels one pending callout armed by callout_timeout() with this exact pair,
- * found through the func/arg hash in O(1).
- *
- * Context: process or softirq, interrupts enabled, as callout_timeout().
- * Return: 1 if one was cancelled (its func will not run), 0 if none pending.
- */
-int callout_untimeout(callout_func_t func, void *arg)
-{
-	struct callout_key key = {
-		.func = (uintptr_t)func,
-		.arg = (uintptr_t)arg,
-	};
-	struct callout_to *to, *found = NULL;
-	struct callout_hashed *h;
-	struct rhlist_head *pos, *list;
-
-	lockdep_assert_irqs_enabled();
-	this_cpu_inc(callout_op_counts.untimeout);
-	rcu_read_lock();
-	list = callout_hash_lookup(&key);
-	rhl_for_each_entry_rcu(h, pos, list, node) {
-		to = container_of(h, struct callout_to, h);
-		if (callout_unset(&to->c)) {
-			found = to;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	if (!found)
-		return 0;
-	callout_hash_remove(&found->h);
-	call_rcu(&found->rcu, callout_to_free_rcu);
-	return 1;
-}
-EXPORT_SYMBOL_NS_GPL(callout_untimeout, CALLOUT_NS);
 
 static void callout_base_exit(struct callout_base *base)
 {
@@ -975,7 +1147,8 @@ static void callout_base_exit(struct callout_base *base)
 	if (ACCESS_PRIVATE(&base->timer, function))
 		hrtimer_cancel(&base->timer);
 	if (base->wheel.ops) {
-		WARN_ON(base->wheel.nr_pending || !list_empty(&base->expired));
+		WARN_ON(base->wheel.nr_pending || !list_empty(&base->expired) ||
+			!list_empty(&base->parked));
 		tw_destroy(&base->wheel);
 	}
 }
@@ -1005,16 +1178,10 @@ int callout_core_init(void)
 	int ret;
 
 	callout_max_timeout_init();
+	callout_room_probe = callout_ops->id == TW_LAWN;
 	callout_bases = alloc_percpu(struct callout_base);
 	if (!callout_bases)
 		return -ENOMEM;
-	ret = -ENOMEM;
-	callout_to_cache = KMEM_CACHE(callout_to, 0);
-	if (!callout_to_cache)
-		goto free_bases;
-	ret = rhltable_init(&callout_hash, &callout_hash_params);
-	if (ret)
-		goto free_cache;
 
 	for_each_possible_cpu(cpu) {
 		struct callout_base *base = per_cpu_ptr(callout_bases, cpu);
@@ -1023,6 +1190,7 @@ int callout_core_init(void)
 		spin_lock_init(&base->expiry_lock);
 		atomic_set(&base->expiry_waiters, 0);
 		INIT_LIST_HEAD(&base->expired);
+		INIT_LIST_HEAD(&base->parked);
 		hrtimer_setup(&base->timer, callout_tick, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_ABS_PINNED_SOFT);
 		INIT_CSD(&base->kick, callout_kick, base);
@@ -1042,27 +1210,18 @@ int callout_core_init(void)
 	if (ret < 0)
 		goto free_wheels;
 	callout_hp_state = ret;
+	ret = callout_timeout_init();
+	if (ret) {
+		cpuhp_remove_state_nocalls(callout_hp_state);
+		goto free_wheels;
+	}
 	return 0;
 
 free_wheels:
 	for_each_possible_cpu(cpu)
 		callout_base_exit(per_cpu_ptr(callout_bases, cpu));
-	rhltable_destroy(&callout_hash);
-free_cache:
-	kmem_cache_destroy(callout_to_cache);
-free_bases:
 	free_percpu(callout_bases);
 	return ret;
-}
-
-static void callout_to_free(void *ptr, void *arg)
-{
-	struct callout_to *to = container_of(ptr, struct callout_to, h);
-
-	WARN_ONCE(1, "a kernel caller left timeout %ps pending\n",
-		  (void *)(uintptr_t)to->h.key.func);
-	callout_unset_sync(&to->c);
-	kmem_cache_free(callout_to_cache, to);
 }
 
 void callout_core_exit(void)
@@ -1082,10 +1241,8 @@ void callout_core_exit(void)
 	synchronize_rcu();
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(callout_bases, cpu)->timer);
-	rhltable_free_and_destroy(&callout_hash, callout_to_free, NULL);
+	callout_timeout_exit();
 	for_each_possible_cpu(cpu)
 		callout_base_exit(per_cpu_ptr(callout_bases, cpu));
-	rcu_barrier();
-	kmem_cache_destroy(callout_to_cache);
 	free_percpu(callout_bases);
 }

@@ -3,13 +3,16 @@
  * dev.c - /dev/callout: setcallout/unsetcallout as ioctls, expiries as
  * struct callout_event records read from the file.
  *
- * Each open file owns its callouts (struct ucallout), found by handle in the
- * file's handle table. The file lock protects the table, the event queue,
- * the spare ucallouts and every ucallout's user-side state. Lock order (the
- * whole of it is at the top of core.c): the read mutex, then the file lock,
- * then a base lock (taken inside callout_set_from()); the file lock is
- * taken in the tick too (uc_fire()), so it is never held across
- * callout_unset_sync(). A __ helper is called with the file lock held.
+ * Each open file owns its callouts: those of SET (struct ucallout), found
+ * by handle in the file's handle table, and those of TIMEOUT (struct
+ * ucallout_to), found by func and arg through timeout.c (see "Timeouts"
+ * below). The file lock protects the table, the spare ucallouts and every
+ * ucallout's user-side state (its armings, whether it is in the table).
+ * Lock order (the whole of it is at the top of core.c): the read mutex,
+ * then the file lock, then a base lock (taken inside callout_set_from()).
+ * timeout.c's owner lock is never taken with the file lock held. The
+ * expiry takes no file lock. A __ helper is called with the file lock
+ * held.
  *
  * The handle table is an array of slots (a genradix): slot i holds the
  * callout whose handle is (gen << 32 | i), gen being the slot's generation.
@@ -20,32 +23,120 @@
  * 4.4BSD's timeout() took its callouts from the callfree list: a SET+UNSET
  * allocates nothing once the file has run.
  *
- * Ownership of a ucallout is held by whoever removes it from the table: a
- * cancel (UNSET, UNTIMEOUT, close) or the expiry of a one-shot, which then
- * hands it to the event queue and the reader puts it back. A cancel puts it
- * back only once its expiry cannot run: callout_try_unset_sync() under the
- * file lock says so, or callout_unset_sync() waits for it outside the lock.
- * The expiry checks UC_DEAD under the file lock, so no event is queued for
- * a callout after its cancel returns.
+ * The expiry only publishes. uc_fire() runs in the tick (softirq, a
+ * ktimers thread on PREEMPT_RT): it writes the expiry into the ucallout's
+ * event fields under a seqcount (the func of one callout never runs on two
+ * CPUs at once: core.c keeps a callout whose func runs on that base),
+ * counts it, and queues the ucallout on the file's lock-less list, an
+ * llist, unless it is queued already; it wakes a reader only when that
+ * list goes from empty to non-empty. It allocates nothing and takes no
+ * lock of the file. A periodic callout is forwarded by the core
+ * (callout_forward(), as hrtimer_forward()): the due times it skipped while
+ * late are added to the count; one that cannot be re-armed any more sends
+ * its last event with CALLOUT_EV_LAST. An llist rather than per-CPU queues:
+ * one atomic exchange takes every CPU's events at once, and a file's
+ * callouts are few enough per tick that the one cache line is no
+ * bottleneck; the reader would otherwise merge per-CPU queues.
  *
- * Each ucallout is queued at most once: a periodic callout that fires again
- * before its event is read counts the extra expiry in ->overrun, so memory is
- * bounded by the number of callouts, whatever the reader does.
+ * Each arming has a sequence number, and each record carries the one it
+ * was produced under. The reader returns a record only if its number is
+ * that of the arming in force, checked under the file lock, which is
+ * where every cancel and re-arm changes it: a cancel (UNSET, close) sets
+ * it to 0 once the callout's func is known not to run
+ * (callout_try_unset_sync() under the file lock, or callout_unset_sync()
+ * outside it), and a RESET to a new one. So after UNSET returns 0 no event
+ * of that arming is read, and after RESET returns 0 no event of the
+ * arming it replaced: an event of it still queued is stale and dropped.
+ * A RESET replaces the arming in place, keeping the old one if the scheme
+ * refuses the new (ENOSPC, ERANGE), so it cannot cancel first: it re-arms
+ * with callout_reset_from(), which the core refuses while the func runs
+ * (the RESET waits that out), and each arming passes its own parameters
+ * to the func as its argument: two records a ucallout, struct uc_arming,
+ * one in force and one free, since the one replaced had no func running
+ * at the moment it was replaced, nor can it have one after. The core also
+ * refuses a callout that is no longer pending: a one-shot whose expiry
+ * ran is never armed again by a RESET (ENOENT), whatever UC_ENDED said
+ * when the RESET looked.
  *
- * A read() takes only the events queued when it takes its first: a callout
- * it has taken that fires again (even while its record is being copied out)
- * is queued behind those, for the next read(). So one read() returns at most
- * one record of each callout.
+ * read() takes the whole list with llist_del_all() and reverses it, so
+ * records come in the order their callouts were queued: on each CPU the
+ * order their funcs ran, which is expiry order (callouts that one late
+ * tick collects together run in the order the scheme gives them); a
+ * queued callout that fires again keeps its place, and its record
+ * describes its latest expiry. It holds the read mutex and works in
+ * process context, in batches of up to UC_READ_BATCH callouts, in a
+ * buffer of the file's (read() allocates nothing). Per callout it sets
+ * UC_READING and clears UC_QUEUED before it reads the fields (seqcount
+ * retry), so a later expiry queues it again, for the next read(); then
+ * one file-lock section a batch drops stale records and fills the rest
+ * into the buffer, one copy_to_user() a batch, and one more section
+ * reaps what the batch leaves unowned; it reschedules between batches.
+ * Callouts it took but could not return (the user's buffer is full) stay
+ * on a private list, at the front of the queue, in order, for the next
+ * read(). So one read() returns at most one record of each callout, and
+ * a read that faults gives back the batch it faulted on untouched. poll()
+ * reports the queue non-empty after dropping stale records from its front
+ * (unless a reader is at work), so a blocking read() after it does not
+ * block on a queue of stale records only.
+ *
+ * Ownership of a ucallout is decided under the file lock, from its state
+ * word and two fields: it is freed (or becomes a spare) by whoever leaves
+ * it in no table (->linked), with no cancel or RESET waiting on it
+ * (->busy), and neither queued (UC_QUEUED) nor held by a reader
+ * (UC_READING): __uc_done(). The tick sets UC_QUEUED with an atomic
+ * fetch-or and touches nothing of the ucallout after its llist_add(); an
+ * arming that ended by itself (a one-shot fired, a periodic that could not
+ * re-arm) sets UC_ENDED in the same fetch-or, and the reader takes it out
+ * of the table when it has taken the event. The reader's UC_READING is set
+ * before UC_QUEUED is cleared, so one of the two always says the reader
+ * side holds it. A cancelled callout whose stale event still waits in the
+ * queue stays owned by the queue and counts toward max_per_file until the
+ * reader or close() reaps it: memory stays bounded by the file's caps
+ * (each callout is queued at most once), whatever the reader does.
+ *
+ * Timeouts. CALLOUT_IOC_TIMEOUT and UNTIMEOUT are timeout.c's
+ * implementation, the one the kernel's callout_timeout() uses: the file
+ * is an owner (struct callout_owner, key.owner in the func/arg hash, so a
+ * file finds only its own pairs), its timeouts come from its owner's free
+ * list, up to UC_SPARES, before the slab (ucallout_to_cache,
+ * SLAB_TYPESAFE_BY_RCU, charged to the caller's memory cgroup with
+ * UC_GFP), and UNTIMEOUT finds one under RCU and revalidates it (timeout.c
+ * says how). A warm TIMEOUT+UNTIMEOUT allocates nothing. A timeout has no
+ * handle, is one-shot and is never RESET, so none of the above is needed
+ * for it: no table slot, no arming records, no stale events. Its expiry
+ * and an UNTIMEOUT claim it through one state word: either the expire op,
+ * uto_expire(), is called, or UNTIMEOUT returns 0, never both. The op
+ * (softirq, no lock of the file, no allocation) notes when it fired (the
+ * due time is the arming's, to.expires_ns) and queues the timeout on the
+ * same llist as uc_fire(); from there the reader owns it, makes its
+ * record and gives it back to the owner (callout_to_put()). So a
+ * timeout's event is read exactly once, and an UNTIMEOUT that finds only
+ * fired ones says ENOENT even while their events wait unread, as before.
+ *
+ * One queue for both kinds keeps records in the order they were queued,
+ * whatever their kind: each entry is a struct uc_node, whose ->timeout
+ * tells the container. A timeout is queued once and never again, so the
+ * UC_QUEUED/UC_READING hand-over of ucallouts does not apply to it.
+ *
+ * max_per_file and max_total count both kinds (uc_charge()): a timeout
+ * from its TIMEOUT until it is cancelled or its event read, as a SET's
+ * ucallout counts until it is put. close() cancels the ucallouts, drops
+ * the queue, drains the owner (callout_owner_drain() cancels what is
+ * pending and waits for cancels in passage), then waits for the file's
+ * count to reach 0: what is left is timeouts whose expire op claimed them
+ * before the drain and queues them at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
 #include <linux/generic-radix-tree.h>
+#include <linux/llist.h>
 #include <linux/math64.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/poll.h>
-#include <linux/rhashtable.h>
+#include <linux/sched.h>
+#include <linux/seqlock.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
@@ -53,18 +144,28 @@
 
 #include "internal.h"
 
-/*
- * ucallout.uflags, under the file lock. Not in c.entry.flags: the core
- * changes those under a base lock, and the two writers would lose updates.
- */
-#define UC_QUEUED	0x1000u	/* on file->events */
-#define UC_DEAD		0x2000u	/* cancelled: its expiry must do nothing */
-#define UC_TIMEOUT	0x4000u	/* from CALLOUT_IOC_TIMEOUT: a ucallout_to */
-#define UC_FIRED	0x8000u	/* a fired one-shot: the queue owns it */
-#define UC_EV_PERIODIC	0x10000u /* the queued expiry was of a periodic arming */
+/* ucallout.state: atomic, changed by the tick, the reader and close() */
+#define UC_QUEUED	BIT(0)	/* on the event queue: file->events or ->taken */
+#define UC_READING	BIT(1)	/* held by the reader, between take and commit */
+#define UC_ENDED	BIT(2)	/* the arming ended by itself; never cleared */
 
-/* Spare ucallouts a file keeps for its next SETs */
+/*
+ * Idle callouts a file keeps for its next SETs (spare ucallouts), and as
+ * many for its next TIMEOUTs (its owner's free list): enough that a
+ * program cycling through a few dozen callouts at once allocates nothing,
+ * and a file that had many and now has few keeps at most 16 KiB of idle
+ * ucallouts and 11 KiB of idle timeouts, charged to its memory cgroup.
+ */
 #define UC_SPARES	64
+
+/*
+ * Callouts a read() takes at a time: one file-lock section, one copy. The
+ * buffer is the file's, so read() allocates nothing.
+ */
+#define UC_READ_BATCH	32
+
+/* A cancel reschedules at least this often while it frees */
+#define UC_RESCHED	256
 
 /**
  * struct uc_slot - an entry of a file's handle table
@@ -80,7 +181,43 @@ struct uc_slot {
 	u32 idx;
 };
 
-/* One open /dev/callout. "Locked" is under the file lock, ->lock. */
+/**
+ * struct uc_node - an entry of a file's event queue
+ * @node:	on file->events or file->taken
+ * @timeout:	the entry of a struct ucallout_to (a TIMEOUT's event) rather
+ *		than of a struct ucallout
+ */
+struct uc_node {
+	struct llist_node node;
+	bool timeout;
+};
+
+/* The event fields of a ucallout, as the reader took them */
+struct uc_snap {
+	u64 seq;
+	u64 count;
+	u64 expires_ns;
+	u64 fired_ns;
+	u32 flags;
+};
+
+/* What one batch of read() took, and the records it made of them */
+struct uc_batch {
+	unsigned int nr;		/* callouts taken */
+	unsigned int nr_ev;		/* records in @ev */
+	unsigned int nr_to;		/* of those, TIMEOUT events */
+	struct {
+		struct uc_node *q;
+		struct uc_snap snap;	/* of a ucallout */
+		u64 rd_seq, rd_count;	/* as before this batch */
+	} item[UC_READ_BATCH];
+	struct callout_event ev[UC_READ_BATCH];
+};
+
+/*
+ * One open /dev/callout. "Locked" is under the file lock, ->lock; "read"
+ * under the read mutex, ->read_lock.
+ */
 struct callout_file {
 	spinlock_t lock;		/* the file lock, taken with BHs off */
 	/* the handle table, locked */
@@ -88,15 +225,36 @@ struct callout_file {
 		slots;
 	u32 nr_slots;			/* slots 1 .. nr_slots - 1 exist, locked */
 	struct uc_slot *free_slot;	/* first free slot, locked */
-	unsigned long nr_uc;		/* ucallouts owned, not spares, locked */
-	struct list_head spares;	/* unused ucallouts, linked by ->ev, locked */
+	atomic_long_t nr_uc;		/* callouts charged, see uc_charge() */
+	struct llist_node *spares;	/* unused ucallouts by ->q, locked */
 	unsigned int nr_spares;		/* locked */
-	struct list_head events;	/* ucallouts with an unread event, locked */
-	unsigned long nr_events;	/* on ->events, locked */
+	struct callout_owner owner;	/* of its TIMEOUTs (timeout.c) */
+	struct llist_head events;	/* uc_nodes queued by the tick, no lock */
+	struct llist_node *taken;	/* taken from ->events, unread, read */
+	struct llist_node *taken_tail;	/* read */
 	wait_queue_head_t wq;		/* readers and pollers */
 	struct mutex read_lock;		/* one reader takes events at a time */
-	u64 events_taken;		/* events removed by cancels, locked */
-	bool closing;			/* release() runs: expiries do nothing, locked */
+	bool closing;			/* release() runs: no spares, locked */
+	struct rcu_head rcu;		/* the tick may wake ->wq after close */
+	/* Last: kfree_rcu() needs ->rcu in the first 4 KiB (lockdep, KASAN). */
+	struct uc_batch batch;		/* the reader's, read */
+};
+
+/**
+ * struct uc_arming - the parameters of one arming, the func's argument
+ * @uc:		whose
+ * @seq:	its sequence number, never 0
+ * @expires_ns:	due time of its next expiry; the func forwards it
+ * @period_ns:	0 one-shot, else the period
+ *
+ * Written under the file lock while no func uses it (see the essay), read
+ * by the func.
+ */
+struct uc_arming {
+	struct ucallout *uc;
+	u64 seq;
+	u64 expires_ns;
+	u64 period_ns;
 };
 
 /**
@@ -105,14 +263,23 @@ struct callout_file {
  * @file:	owner
  * @handle:	its handle: slot index and generation
  * @slot:	its slot in file->slots
- * @cookie:	returned in events (the func of a TIMEOUT)
- * @expires_ns:	due time of the current arming
- * @period_ns:	0 one-shot, else the period
- * @ev_expires_ns: due time of the latest expiry queued
- * @fired_ns:	when it fired
- * @overrun:	expiries not read before the one queued
- * @uflags:	UC_* bits, under the file lock
- * @ev:		link on file->events while UC_QUEUED, on file->spares while spare
+ * @cookie:	returned in events
+ * @arm:	the arming in force, @arm[@cur], and the one before it
+ * @cur_seq:	the seq of the arming in force; 0 once cancelled (locked)
+ * @cur:	which of @arm is in force (locked)
+ * @linked:	in the handle table (locked)
+ * @busy:	cancels and RESETs waiting on it outside the lock (locked)
+ * @state:	UC_* bits
+ * @q:		on the event queue while UC_QUEUED, on file->spares
+ *		(by q.node) while spare
+ * @ev_seqc:	the tick's writes of the ev_ fields
+ * @ev_seq:	seq of the arming of the latest expiry
+ * @ev_count:	expiries of that arming so far, skipped due times included
+ * @ev_expires_ns: due time of the latest expiry
+ * @ev_fired_ns: when it fired
+ * @ev_flags:	CALLOUT_EV_* of its record
+ * @rd_seq:	seq of the last record read (read)
+ * @rd_count:	its ev_count (read)
  */
 struct ucallout {
 	struct callout c;
@@ -120,20 +287,37 @@ struct ucallout {
 	u64 handle;
 	struct uc_slot *slot;
 	u64 cookie;
-	u64 expires_ns;
-	u64 period_ns;
+	struct uc_arming arm[2];
+	u64 cur_seq;
+	u8 cur;
+	bool linked;
+	u16 busy;
+	atomic_t state;
+	struct uc_node q;
+	seqcount_t ev_seqc;
+	u64 ev_seq;
+	u64 ev_count;
 	u64 ev_expires_ns;
-	u64 fired_ns;
-	u32 overrun;
-	u32 uflags;
-	struct list_head ev;
+	u64 ev_fired_ns;
+	u32 ev_flags;
+	u64 rd_seq;
+	u64 rd_count;
 };
 
-/* A TIMEOUT callout: found through the func/arg hash, freed after RCU. */
+/**
+ * struct ucallout_to - a TIMEOUT of a /dev/callout file
+ * @to:		timeout.c's timeout; to.owner is the file's owner, its key
+ *		the func and arg the event returns
+ * @q:		on the event queue once expired
+ * @fired_ns:	when it expired
+ *
+ * Written by the expire op before it queues @q, read by the reader after
+ * it took @q; no one else touches a timeout between the two (see the top).
+ */
 struct ucallout_to {
-	struct ucallout uc;
-	struct callout_hashed h;
-	struct rcu_head rcu;
+	struct callout_to to;
+	struct uc_node q;
+	u64 fired_ns;
 };
 
 static struct kmem_cache *ucallout_cache, *ucallout_to_cache;
@@ -146,21 +330,39 @@ atomic_long_t callout_user_total;
  */
 #define UC_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
 
-static bool uc_has(const struct ucallout *uc, u32 flag)
+static struct ucallout *q_uc(struct uc_node *q)
 {
-	return uc->uflags & flag;
+	return container_of(q, struct ucallout, q);
 }
 
-static struct ucallout_to *to_uto(struct ucallout *uc)
+static struct ucallout_to *q_uto(struct uc_node *q)
 {
-	return container_of(uc, struct ucallout_to, uc);
+	return container_of(q, struct ucallout_to, q);
 }
 
-/* call_rcu(), not kfree_rcu(): rcu_barrier() at unload waits for these. */
-static void uc_free_rcu(struct rcu_head *rcu)
+/*
+ * Count one more callout against @f's max_per_file and everyone's
+ * max_total: a SET's from uc_get() until __uc_put(), a TIMEOUT's from the
+ * ioctl until it is cancelled or its event read (or dropped at close).
+ * One count for both kinds: a file can fill its cap with either.
+ * Return: 0, or -ENOSPC with nothing counted.
+ */
+static int uc_charge(struct callout_file *f)
 {
-	kmem_cache_free(ucallout_to_cache,
-			container_of(rcu, struct ucallout_to, rcu));
+	if (atomic_long_inc_return(&f->nr_uc) <= callout_max_per_file) {
+		if (atomic_long_inc_return(&callout_user_total) <=
+		    callout_max_total)
+			return 0;
+		atomic_long_dec(&callout_user_total);
+	}
+	atomic_long_dec(&f->nr_uc);
+	return -ENOSPC;
+}
+
+static void uc_uncharge(struct callout_file *f, unsigned long n)
+{
+	atomic_long_sub(n, &f->nr_uc);
+	atomic_long_sub(n, &callout_user_total);
 }
 
 /* The callout armed as @handle, or NULL; the file lock is held. */
@@ -213,52 +415,50 @@ static void __uc_slot_free(struct callout_file *f, struct uc_slot *s)
 	f->free_slot = s;
 }
 
-static struct ucallout *uc_refused(int err)
+/* Say why a SET or TIMEOUT was refused, rate-limited. Return: @err. */
+static int uc_refused(int err)
 {
 	pr_warn_ratelimited("%s (pid %d): %s\n", current->comm,
 			    task_pid_nr(current), err == -ENOSPC ?
 			    "callout limit reached" : "out of memory");
-	return ERR_PTR(err);
+	return err;
 }
 
 /*
  * A new ucallout with a slot reserved for it: uc->handle names it, but
  * lookups do not find it until uc_arm_new(). A spare if the file has one.
  */
-static struct ucallout *uc_get(struct callout_file *f, bool timeout)
+static struct ucallout *uc_get(struct callout_file *f)
 {
 	struct ucallout *uc = NULL;
 	struct uc_slot *s;
 	u64 handle;
 	u32 idx;
+	int err;
 
+	err = uc_charge(f);
+	if (err)
+		return ERR_PTR(uc_refused(err));
 	for (;;) {
 		spin_lock_bh(&f->lock);
-		s = ERR_PTR(-ENOSPC);
-		if (f->nr_uc >= callout_max_per_file)
-			break;
 		s = __uc_slot_take(f, &idx);
 		if (s != ERR_PTR(-EAGAIN))
 			break;
 		spin_unlock_bh(&f->lock);
-		if (!genradix_ptr_alloc(&f->slots, idx, UC_GFP))
-			return uc_refused(-ENOMEM);
-	}
-	if (!IS_ERR(s) && atomic_long_inc_return(&callout_user_total) >
-			  callout_max_total) {
-		atomic_long_dec(&callout_user_total);
-		__uc_slot_free(f, s);
-		s = ERR_PTR(-ENOSPC);
+		if (!genradix_ptr_alloc(&f->slots, idx, UC_GFP)) {
+			err = -ENOMEM;
+			goto uncharge;
+		}
 	}
 	if (IS_ERR(s)) {
 		spin_unlock_bh(&f->lock);
-		return uc_refused(PTR_ERR(s));
+		err = PTR_ERR(s);
+		goto uncharge;
 	}
-	f->nr_uc++;
 	handle = (u64)s->gen << 32 | s->idx;
-	if (!timeout && f->nr_spares) {
-		uc = list_first_entry(&f->spares, struct ucallout, ev);
-		list_del(&uc->ev);
+	if (f->spares) {
+		uc = llist_entry(f->spares, struct ucallout, q.node);
+		f->spares = f->spares->next;
 		f->nr_spares--;
 	}
 	spin_unlock_bh(&f->lock);
@@ -266,23 +466,23 @@ static struct ucallout *uc_get(struct callout_file *f, bool timeout)
 	if (uc)
 		memset(uc, 0, sizeof(*uc));
 	else
-		uc = kmem_cache_zalloc(timeout ? ucallout_to_cache :
-				       ucallout_cache, UC_GFP);
+		uc = kmem_cache_zalloc(ucallout_cache, UC_GFP);
 	if (!uc) {
 		spin_lock_bh(&f->lock);
 		__uc_slot_free(f, s);
-		f->nr_uc--;
-		atomic_long_dec(&callout_user_total);
 		spin_unlock_bh(&f->lock);
-		return uc_refused(-ENOMEM);
+		err = -ENOMEM;
+		goto uncharge;
 	}
 	callout_init(&uc->c);
+	seqcount_init(&uc->ev_seqc);
 	uc->file = f;
 	uc->slot = s;
 	uc->handle = handle;
-	if (timeout)
-		uc->uflags |= UC_TIMEOUT;
 	return uc;
+uncharge:
+	uc_uncharge(f, 1);
+	return ERR_PTR(uc_refused(err));
 }
 
 /*
@@ -292,12 +492,10 @@ static struct ucallout *uc_get(struct callout_file *f, bool timeout)
 static void __uc_put(struct callout_file *f, struct ucallout *uc)
 {
 	lockdep_assert_held(&f->lock);
-	f->nr_uc--;
-	atomic_long_dec(&callout_user_total);
-	if (uc_has(uc, UC_TIMEOUT)) {
-		call_rcu(&to_uto(uc)->rcu, uc_free_rcu);
-	} else if (f->nr_spares < UC_SPARES && !f->closing) {
-		list_add(&uc->ev, &f->spares);
+	uc_uncharge(f, 1);
+	if (f->nr_spares < UC_SPARES && !f->closing) {
+		uc->q.node.next = f->spares;
+		f->spares = &uc->q.node;
 		f->nr_spares++;
 	} else {
 		kmem_cache_free(ucallout_cache, uc);
@@ -320,108 +518,113 @@ static void uc_abort(struct callout_file *f, struct ucallout *uc)
 	spin_unlock_bh(&f->lock);
 }
 
-/* The expiry of a ucallout, in softirq context. */
-static void uc_fire(void *arg)
+/* Take @uc out of the table; the file lock is held. */
+static void __uc_unlink(struct callout_file *f, struct ucallout *uc)
 {
-	struct ucallout *uc = arg;
-	struct callout_file *f = uc->file;
-	u64 now = callout_now_ns();
-
-	spin_lock(&f->lock);
-	/* Cancelled, closing, or set again while this expiry waited: stale. */
-	if (f->closing || uc_has(uc, UC_DEAD) || callout_pending(&uc->c))
-		goto unlock;
-
-	uc->fired_ns = now;
-	if (uc_has(uc, UC_QUEUED)) {
-		uc->overrun++;
-	} else {
-		uc->uflags |= UC_QUEUED;
-		uc->overrun = 0;
-		list_add_tail(&uc->ev, &f->events);
-		f->nr_events++;
-		/*
-		 * Under the file lock: once it is dropped, a reader may free
-		 * a fired one-shot and a close() free the file.
-		 */
-		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
-	}
-	uc->ev_expires_ns = uc->expires_ns;
-	/*
-	 * The record describes its latest expiry, kind included: a RESET
-	 * may turn a periodic callout one-shot (or back) before it is read.
-	 */
-	if (uc->period_ns)
-		uc->uflags |= UC_EV_PERIODIC;
-	else
-		uc->uflags &= ~UC_EV_PERIODIC;
-
-	if (uc->period_ns) {
-		u64 missed = 0;
-
-		if (now >= uc->expires_ns + uc->period_ns)
-			missed = div64_u64(now - uc->expires_ns, uc->period_ns);
-		uc->overrun = min_t(u64, (u64)uc->overrun + missed, U32_MAX);
-		uc->ev_expires_ns += missed * uc->period_ns;
-		uc->expires_ns = uc->ev_expires_ns + uc->period_ns;
-		if (callout_set_from(&uc->c, now, uc->expires_ns, uc_fire,
-				     uc) >= 0)
-			goto unlock;
-		/* Beyond the scheme's reach now: this expiry is its last. */
-		pr_warn_ratelimited("periodic callout %llu could not re-arm\n",
-				    uc->handle);
-	}
-	/* Fired: no longer pending, the event queue owns it now. */
+	lockdep_assert_held(&f->lock);
+	if (!uc->linked)
+		return;
 	__uc_slot_free(f, uc->slot);
-	uc->uflags |= UC_FIRED;
-	if (uc_has(uc, UC_TIMEOUT))
-		callout_hash_remove(&to_uto(uc)->h);
-unlock:
-	spin_unlock(&f->lock);
-}
-
-/* Take @uc, which is queued, off the event queue; the file lock is held. */
-static void __uc_unqueue(struct callout_file *f, struct ucallout *uc)
-{
-	lockdep_assert_held(&f->lock);
-	list_del(&uc->ev);
-	uc->uflags &= ~UC_QUEUED;
-	f->nr_events--;
-}
-
-/* A cancel withdraws @uc's event if one is queued; the file lock is held. */
-static void __uc_dequeue(struct callout_file *f, struct ucallout *uc)
-{
-	lockdep_assert_held(&f->lock);
-	if (uc_has(uc, UC_QUEUED)) {
-		__uc_unqueue(f, uc);
-		f->events_taken++;
-	}
+	uc->linked = false;
 }
 
 /*
- * Claim @uc for cancelling: it must still be in the file's table. The file
- * lock is held. After this its expiry does nothing and no event of it is
- * queued.
+ * Put @uc if no one holds it any more: out of the table, no cancel or
+ * RESET waiting on it, neither queued nor in a reader's hands. Only a func
+ * can queue it again, and none runs: a callout leaves the table only once
+ * cancelled with its func waited out, or once its arming ended. The file
+ * lock is held.
  */
-static bool __uc_claim(struct callout_file *f, struct ucallout *uc)
+static void __uc_done(struct callout_file *f, struct ucallout *uc)
 {
 	lockdep_assert_held(&f->lock);
-	if (uc->slot->uc != uc)
-		return false;
-	__uc_slot_free(f, uc->slot);
-	uc->uflags |= UC_DEAD;
-	__uc_dequeue(f, uc);
-	return true;
+	if (!uc->linked && !uc->busy &&
+	    !(atomic_read(&uc->state) & (UC_QUEUED | UC_READING)))
+		__uc_put(f, uc);
 }
 
-/* Finish the cancel of a claimed @uc: wait out its expiry and put it. */
-static void uc_cancel_claimed(struct callout_file *f, struct ucallout *uc)
+/*
+ * The expiry of a ucallout, in the tick (softirq, or the ktimers thread of
+ * PREEMPT_RT). It takes no lock of the file and allocates nothing.
+ */
+static void uc_fire(void *arg)
 {
-	if (uc_has(uc, UC_TIMEOUT))
-		callout_hash_remove(&to_uto(uc)->h);
-	callout_unset_sync(&uc->c);
-	uc_put(f, uc);
+	struct uc_arming *a = arg;
+	struct ucallout *uc = a->uc;
+	struct callout_file *f = uc->file;
+	u64 now = callout_now_ns(), due = a->expires_ns, missed = 0;
+	u32 flags = 0, end = UC_ENDED;
+	s64 ret;
+
+	if (a->period_ns) {
+		flags |= CALLOUT_EV_PERIODIC;
+		ret = callout_forward(&uc->c, now, a->period_ns,
+				      &a->expires_ns);
+		/* Armed anew since this expiry began: not this arming's. */
+		if (ret == -EALREADY)
+			return;
+		due = a->expires_ns - a->period_ns;
+		if (ret >= 0) {
+			missed = ret;
+			end = 0;
+		} else {
+			/* Beyond the scheme's reach now: its last event. */
+			flags |= CALLOUT_EV_LAST;
+		}
+	}
+
+	/* One writer: a callout's func never runs on two CPUs at once. */
+	preempt_disable();
+	write_seqcount_begin(&uc->ev_seqc);
+	if (uc->ev_seq != a->seq) {
+		uc->ev_seq = a->seq;
+		uc->ev_count = 0;
+	}
+	uc->ev_count += 1 + missed;
+	uc->ev_expires_ns = due;
+	uc->ev_fired_ns = now;
+	uc->ev_flags = flags;
+	write_seqcount_end(&uc->ev_seqc);
+	preempt_enable();
+
+	/*
+	 * Once queued, a reader may free @uc, and a close() free @f after a
+	 * grace period: @f is used inside one, @uc not at all.
+	 */
+	rcu_read_lock();
+	if (!(atomic_fetch_or(UC_QUEUED | end, &uc->state) & UC_QUEUED) &&
+	    llist_add(&uc->q.node, &f->events) && wq_has_sleeper(&f->wq))
+		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
+	rcu_read_unlock();
+}
+
+/*
+ * Cancel @uc, which is in the table; the file lock is held, and dropped
+ * and taken again if its func runs now. Its handle is gone at once.
+ * Return: 0 if its arming is cancelled (no event of it will be read), or
+ * -ENOENT if that arming had ended by itself first (a one-shot that fired,
+ * whose event stands).
+ */
+static int __uc_cancel(struct callout_file *f, struct ucallout *uc)
+	__must_hold(&f->lock)
+{
+	int ret = 0;
+
+	__uc_unlink(f, uc);
+	uc->busy++;
+	if (callout_try_unset_sync(&uc->c) == -EBUSY) {
+		spin_unlock_bh(&f->lock);
+		callout_unset_sync(&uc->c);
+		spin_lock_bh(&f->lock);
+	}
+	uc->busy--;
+	/* Its func is done with: UC_ENDED cannot change any more. */
+	if (atomic_read(&uc->state) & UC_ENDED)
+		ret = -ENOENT;
+	else
+		uc->cur_seq = 0;	/* an event still queued is stale */
+	__uc_done(f, uc);
+	return ret;
 }
 
 static int check_times(u64 timeout_ns, u64 period_ns)
@@ -448,9 +651,22 @@ static int ioc_info(void __user *argp)
 	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+/* Fill in the first arming of @uc of uc_get(), due at @expires_ns. */
+static void uc_first_arming(struct ucallout *uc, u64 expires_ns,
+			    u64 period_ns)
+{
+	uc->arm[0] = (struct uc_arming) {
+		.uc = uc,
+		.seq = 1,
+		.expires_ns = expires_ns,
+		.period_ns = period_ns,
+	};
+	uc->cur_seq = 1;
+}
+
 /*
- * Arm @uc of uc_get() at uc->expires_ns, computed from the clock read
- * @now_ns, and enter it in the table under its handle.
+ * Arm @uc with its first arming, computed from the clock read @now_ns,
+ * and enter it in the table under its handle.
  * Return: 0, or -errno with @uc out of the table again, for the caller to
  * put. On success @uc may fire, be read and be freed at any moment: the
  * caller must not touch it again.
@@ -461,39 +677,15 @@ static int uc_arm_new(struct callout_file *f, struct ucallout *uc, u64 now_ns)
 
 	spin_lock_bh(&f->lock);
 	uc->slot->uc = uc;
-	ret = callout_set_from(&uc->c, now_ns, uc->expires_ns, uc_fire, uc);
-	if (ret < 0)
+	uc->linked = true;
+	ret = callout_set_from(&uc->c, now_ns, uc->arm[0].expires_ns, uc_fire,
+			       &uc->arm[0]);
+	if (ret < 0) {
 		__uc_slot_free(f, uc->slot);
-	spin_unlock_bh(&f->lock);
-	return ret < 0 ? ret : 0;
-}
-
-/*
- * Cancel the callout of @handle; 0, or -ENOENT if it is not pending. Its
- * func, uc_fire(), takes the file lock: unless it runs now, the callout
- * is done with at once and goes back to the spares in the same section.
- */
-static int uc_cancel_handle(struct callout_file *f, u64 handle)
-{
-	struct ucallout *uc;
-	int ret = -ENOENT;
-
-	spin_lock_bh(&f->lock);
-	uc = __uc_lookup(f, handle);
-	if (uc && !uc_has(uc, UC_TIMEOUT)) {
-		__uc_claim(f, uc);
-		ret = callout_try_unset_sync(&uc->c);
-		if (ret != -EBUSY) {
-			__uc_put(f, uc);
-			ret = 0;
-		}
+		uc->linked = false;
 	}
 	spin_unlock_bh(&f->lock);
-	if (ret != -EBUSY)
-		return ret;
-	callout_unset_sync(&uc->c);
-	uc_put(f, uc);
-	return 0;
+	return ret < 0 ? ret : 0;
 }
 
 static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
@@ -508,11 +700,10 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 	ret = check_times(req.timeout_ns, req.period_ns);
 	if (ret)
 		return ret;
-	uc = uc_get(f, false);
+	uc = uc_get(f);
 	if (IS_ERR(uc))
 		return PTR_ERR(uc);
 	uc->cookie = req.cookie;
-	uc->period_ns = req.period_ns;
 	/*
 	 * Hand out the handle before arming: a callout whose handle cannot
 	 * be written back is never armed, so no event can come for a handle
@@ -523,7 +714,7 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 		return -EFAULT;
 	}
 	now = callout_now_ns();
-	uc->expires_ns = now + req.timeout_ns;
+	uc_first_arming(uc, now + req.timeout_ns, req.period_ns);
 	ret = uc_arm_new(f, uc, now);
 	if (ret)
 		uc_put(f, uc);
@@ -532,20 +723,71 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 
 static int ioc_unset(struct callout_file *f, u64 __user *argp)
 {
+	struct ucallout *uc;
 	u64 handle;
+	int ret = -ENOENT;
 
 	if (get_user(handle, argp))
 		return -EFAULT;
-	return uc_cancel_handle(f, handle);
+	spin_lock_bh(&f->lock);
+	uc = __uc_lookup(f, handle);
+	if (uc)
+		ret = __uc_cancel(f, uc);
+	spin_unlock_bh(&f->lock);
+	return ret;
+}
+
+/*
+ * Re-arm @uc in place with a new arming in its free record. The core
+ * refuses while @uc's func runs; then wait that out and try again. It
+ * refuses too once the arming has ended (its last func ran, UC_ENDED),
+ * which the check here may not see yet: never re-arm an ended one. A
+ * refusal of the scheme leaves the arming in force as it was. The file
+ * lock is held, and dropped and taken again while waiting.
+ * Return: 0, -ENOENT if @uc is cancelled or its arming ended meanwhile,
+ * or the scheme's -ENOSPC/-ERANGE.
+ */
+static int __uc_reset(struct callout_file *f, struct ucallout *uc,
+		      u64 timeout_ns, u64 period_ns)
+	__must_hold(&f->lock)
+{
+	struct uc_arming *a;
+	u64 now;
+	int ret;
+
+	for (;;) {
+		if (!uc->linked || (atomic_read(&uc->state) & UC_ENDED))
+			return -ENOENT;
+		a = &uc->arm[!uc->cur];
+		now = callout_now_ns();
+		*a = (struct uc_arming) {
+			.uc = uc,
+			.seq = uc->cur_seq + 1,
+			.expires_ns = now + timeout_ns,
+			.period_ns = period_ns,
+		};
+		ret = callout_reset_from(&uc->c, now, a->expires_ns, uc_fire, a);
+		if (ret != -EBUSY)
+			break;
+		uc->busy++;
+		spin_unlock_bh(&f->lock);
+		callout_wait_idle(&uc->c);
+		spin_lock_bh(&f->lock);
+		uc->busy--;
+	}
+	if (ret < 0)
+		return ret;
+	/* Any event of the arming replaced is stale from here. */
+	uc->cur ^= 1;
+	uc->cur_seq = a->seq;
+	return 0;
 }
 
 static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 {
 	struct callout_reset req;
 	struct ucallout *uc;
-	bool refused = false;
-	u64 now;
-	int ret;
+	int ret = -ENOENT;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
 		return -EFAULT;
@@ -553,33 +795,48 @@ static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 	if (ret)
 		return ret;
 	this_cpu_inc(callout_op_counts.reset);
+	ret = -ENOENT;
 	spin_lock_bh(&f->lock);
 	uc = __uc_lookup(f, req.handle);
-	if (!uc || uc_has(uc, UC_TIMEOUT)) {
-		ret = -ENOENT;
-	} else {
-		uc->period_ns = req.period_ns;
-		now = callout_now_ns();
-		uc->expires_ns = now + req.timeout_ns;
-		ret = callout_set_from(&uc->c, now, uc->expires_ns, uc_fire,
-				       uc);
-		/* The scheme refused the new time: it is no longer pending. */
-		if (ret < 0)
-			refused = __uc_claim(f, uc);
+	if (uc) {
+		ret = __uc_reset(f, uc, req.timeout_ns, req.period_ns);
+		/* A cancel may have come while it waited. */
+		__uc_done(f, uc);
 	}
 	spin_unlock_bh(&f->lock);
-	if (refused)
-		uc_cancel_claimed(f, uc);
-	return ret < 0 ? ret : 0;
+	return ret;
 }
+
+/*
+ * The expire op of a file's timeouts, in the tick (softirq, or the ktimers
+ * thread of PREEMPT_RT), with the timeout claimed against UNTIMEOUT and
+ * out of the hash (timeout.c): the reader owns it from the llist_add()
+ * on. Like uc_fire(), it takes no lock of the file and allocates nothing;
+ * a timeout is one-shot, so there is no earlier event of it to merge with.
+ */
+static void uto_expire(struct callout_to *to)
+{
+	struct ucallout_to *uto = container_of(to, struct ucallout_to, to);
+	struct callout_file *f = container_of(to->owner, struct callout_file,
+					      owner);
+
+	uto->fired_ns = callout_now_ns();
+	uto->q.timeout = true;
+	/* As in uc_fire(): @f is used inside a grace period, @uto not at all. */
+	rcu_read_lock();
+	if (llist_add(&uto->q.node, &f->events) && wq_has_sleeper(&f->wq))
+		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
+	rcu_read_unlock();
+}
+
+static const struct callout_owner_ops uto_ops = {
+	.expire = uto_expire,
+};
 
 static int ioc_timeout(struct callout_file *f,
 		       struct callout_timeout __user *argp)
 {
 	struct callout_timeout req;
-	struct ucallout_to *uto;
-	struct ucallout *uc;
-	u64 now;
 	int ret;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
@@ -587,27 +844,18 @@ static int ioc_timeout(struct callout_file *f,
 	this_cpu_inc(callout_op_counts.timeout);
 	if (!req.ticks)
 		return -EINVAL;
+	/* callout_to_arm() checks too: here ERANGE comes before ENOSPC. */
 	if (req.ticks > div64_u64(callout_max_timeout_ns(), callout_tick_ns()))
 		return -ERANGE;
-	uc = uc_get(f, true);
-	if (IS_ERR(uc))
-		return PTR_ERR(uc);
-	uto = to_uto(uc);
-	uto->h.key.owner = f;
-	uto->h.key.func = req.func;
-	uto->h.key.arg = req.arg;
-	uc->cookie = req.func;
-	now = callout_now_ns();
-	uc->expires_ns = now + req.ticks * callout_tick_ns();
-	ret = callout_hash_insert(&uto->h);
+	ret = uc_charge(f);
+	if (ret)
+		return uc_refused(ret);
+	ret = callout_to_arm(&f->owner, req.func, req.arg, req.ticks);
 	if (ret) {
-		uc_abort(f, uc);
-		return ret;
-	}
-	ret = uc_arm_new(f, uc, now);
-	if (ret) {
-		callout_hash_remove(&uto->h);
-		uc_put(f, uc);
+		uc_uncharge(f, 1);
+		/* Not the per-key cap's ENOSPC: that one is the caller's. */
+		if (ret == -ENOMEM)
+			uc_refused(ret);
 	}
 	return ret;
 }
@@ -616,33 +864,14 @@ static int ioc_untimeout(struct callout_file *f,
 			 struct callout_untimeout __user *argp)
 {
 	struct callout_untimeout req;
-	struct callout_key key = { .owner = f };
-	struct ucallout *found = NULL;
-	struct callout_hashed *h;
-	struct rhlist_head *pos, *list;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
 		return -EFAULT;
-	key.func = req.func;
-	key.arg = req.arg;
 	this_cpu_inc(callout_op_counts.untimeout);
-
-	rcu_read_lock();
-	list = callout_hash_lookup(&key);
-	spin_lock_bh(&f->lock);
-	rhl_for_each_entry_rcu(h, pos, list, node) {
-		struct ucallout *uc = &container_of(h, struct ucallout_to, h)->uc;
-
-		if (__uc_claim(f, uc)) {
-			found = uc;
-			break;
-		}
-	}
-	spin_unlock_bh(&f->lock);
-	rcu_read_unlock();
-	if (!found)
+	/* Cancelled: never queued, so its charge ends here. */
+	if (!callout_to_cancel(&f->owner, req.func, req.arg))
 		return -ENOENT;
-	uc_cancel_claimed(f, found);
+	uc_uncharge(f, 1);
 	return 0;
 }
 
@@ -670,138 +899,346 @@ static long callout_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
-/* Fill @ev from the head of the queue; the file lock is held. */
-static struct ucallout *__peek_event(struct callout_file *f,
-				     struct callout_event *ev)
+/*
+ * Move what the tick queued behind what the reader took before, in the
+ * order it was queued. Under the read mutex, in process context: the
+ * list comes newest first and turning it round walks all of it, so that
+ * walk reschedules every UC_RESCHED entries (the list is the reader's
+ * alone once taken off f->events).
+ */
+static void uc_collect(struct callout_file *f)
 {
-	struct ucallout *uc;
+	struct llist_node *pos = llist_del_all(&f->events), *last = pos;
+	struct llist_node *first = NULL, *next;
+	unsigned int n = 0;
 
-	lockdep_assert_held(&f->lock);
-	uc = list_first_entry_or_null(&f->events, struct ucallout, ev);
-	if (!uc)
+	if (!pos)
+		return;
+	while (pos) {
+		next = pos->next;
+		pos->next = first;
+		first = pos;
+		pos = next;
+		if (!(++n % UC_RESCHED))
+			cond_resched();
+	}
+	if (f->taken_tail)
+		f->taken_tail->next = first;
+	else
+		WRITE_ONCE(f->taken, first);
+	f->taken_tail = last;
+}
+
+/* The reader's next entry, or NULL. Under the read mutex. */
+static struct uc_node *uc_pop(struct callout_file *f)
+{
+	struct llist_node *n = f->taken;
+
+	if (!n)
 		return NULL;
-	*ev = (struct callout_event) {
-		.handle = uc_has(uc, UC_TIMEOUT) ? 0 : uc->handle,
-		.cookie = uc->cookie,
-		.arg = uc_has(uc, UC_TIMEOUT) ? to_uto(uc)->h.key.arg : 0,
-		.expires_ns = uc->ev_expires_ns,
-		.fired_ns = uc->fired_ns,
-		.overrun = uc->overrun,
-		.flags = uc_has(uc, UC_TIMEOUT) ? CALLOUT_EV_TIMEOUT :
-			 uc_has(uc, UC_EV_PERIODIC) ? CALLOUT_EV_PERIODIC : 0,
-	};
-	return uc;
+	WRITE_ONCE(f->taken, n->next);
+	if (!n->next)
+		f->taken_tail = NULL;
+	return llist_entry(n, struct uc_node, node);
+}
+
+/* Give @q back to the front of the queue. Under the read mutex. */
+static void uc_push_front(struct callout_file *f, struct uc_node *q)
+{
+	q->node.next = f->taken;
+	if (!f->taken)
+		f->taken_tail = &q->node;
+	WRITE_ONCE(f->taken, &q->node);
 }
 
 /*
- * Consume the event @ev just copied from @uc; the file lock is held.
- * Expiries counted after the copy stay queued as a new event, at the tail:
- * the next read() returns it.
+ * Hold @uc, just popped, and read its event fields: UC_READING first, then
+ * UC_QUEUED cleared (a full barrier) before the fields are read, so an
+ * expiry the snapshot may miss queues it again. One it does not miss may
+ * queue it too: that later entry then has nothing new and is dropped.
  */
-static void __take_event(struct callout_file *f, struct ucallout *uc,
-			 const struct callout_event *ev)
+static void uc_take(struct ucallout *uc, struct uc_snap *s)
 {
-	u32 more;
+	unsigned int seq;
 
+	atomic_or(UC_READING, &uc->state);
+	atomic_fetch_andnot(UC_QUEUED, &uc->state);
+	do {
+		seq = read_seqcount_begin(&uc->ev_seqc);
+		s->seq = uc->ev_seq;
+		s->count = uc->ev_count;
+		s->expires_ns = uc->ev_expires_ns;
+		s->fired_ns = uc->ev_fired_ns;
+		s->flags = uc->ev_flags;
+	} while (read_seqcount_retry(&uc->ev_seqc, seq));
+}
+
+/*
+ * Give @uc, taken, back to the front of the queue, unless an expiry since
+ * the take has queued it again. Under the read mutex.
+ */
+static void uc_untake(struct callout_file *f, struct ucallout *uc)
+{
+	if (!(atomic_fetch_or(UC_QUEUED, &uc->state) & UC_QUEUED))
+		uc_push_front(f, &uc->q);
+	atomic_andnot(UC_READING, &uc->state);
+}
+
+/*
+ * Whether @s has an expiry not yet read of the arming in force; the file
+ * lock is held (the cancels change uc->cur_seq under it).
+ */
+static bool __uc_fresh(const struct ucallout *uc, const struct uc_snap *s)
+{
+	lockdep_assert_held(&uc->file->lock);
+	if (!s->seq || s->seq != uc->cur_seq)
+		return false;
+	return s->count > (uc->rd_seq == s->seq ? uc->rd_count : 0);
+}
+
+/* Make the record of fresh @s; the file lock is held. */
+static void __uc_record(struct ucallout *uc, const struct uc_snap *s,
+			struct callout_event *ev)
+{
+	u64 prev = uc->rd_seq == s->seq ? uc->rd_count : 0;
+
+	lockdep_assert_held(&uc->file->lock);
+	*ev = (struct callout_event) {
+		.handle = uc->handle,
+		.cookie = uc->cookie,
+		.expires_ns = s->expires_ns,
+		.fired_ns = s->fired_ns,
+		/* Saturates: expiries beyond U32_MAX unread are not told. */
+		.overrun = min_t(u64, s->count - prev - 1, U32_MAX),
+		.flags = s->flags,
+	};
+	uc->rd_seq = s->seq;
+	uc->rd_count = s->count;
+}
+
+/*
+ * The record of a TIMEOUT's event: always fresh, since a cancelled timeout
+ * is never queued. No lock: the reader owns @uto.
+ */
+static void uto_record(const struct ucallout_to *uto, struct callout_event *ev)
+{
+	*ev = (struct callout_event) {
+		.cookie = uto->to.h.key.func,
+		.arg = uto->to.h.key.arg,
+		.expires_ns = uto->to.expires_ns,
+		.fired_ns = uto->fired_ns,
+		.flags = CALLOUT_EV_TIMEOUT,
+	};
+}
+
+/*
+ * The reader is done with @uc: let go, take an ended one out of the table,
+ * and put it if no one holds it. The file lock is held.
+ */
+static void __uc_commit(struct callout_file *f, struct ucallout *uc)
+{
 	lockdep_assert_held(&f->lock);
-	more = uc->overrun - ev->overrun;
-	if (more) {
-		uc->overrun = more - 1;
-		list_move_tail(&uc->ev, &f->events);
-		/* A new event for whoever polls: this read() leaves it. */
-		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
+	atomic_andnot(UC_READING, &uc->state);
+	if (atomic_read(&uc->state) & UC_ENDED)
+		__uc_unlink(f, uc);
+	__uc_done(f, uc);
+}
+
+/*
+ * Take up to @max entries and make records, in queue order, of the fresh
+ * ones: every TIMEOUT's, and a ucallout's if it has an expiry not yet read
+ * of its arming in force. The file lock only if a ucallout was taken.
+ */
+static void uc_read_batch(struct callout_file *f, struct uc_batch *b,
+			  unsigned int max)
+{
+	struct ucallout *uc;
+	struct uc_node *q;
+	unsigned int i;
+
+	b->nr = 0;
+	b->nr_ev = 0;
+	b->nr_to = 0;
+	while (b->nr < max && (q = uc_pop(f))) {
+		b->item[b->nr].q = q;
+		if (q->timeout)
+			b->nr_to++;
+		else
+			uc_take(q_uc(q), &b->item[b->nr].snap);
+		b->nr++;
+	}
+	if (b->nr_to == b->nr) {
+		for (i = 0; i < b->nr; i++)
+			uto_record(q_uto(b->item[i].q), &b->ev[b->nr_ev++]);
 		return;
 	}
-	__uc_unqueue(f, uc);
-	/* A fired one-shot left the handle table at expiry: put it. */
-	if (uc_has(uc, UC_FIRED))
-		__uc_put(f, uc);
+	spin_lock_bh(&f->lock);
+	for (i = 0; i < b->nr; i++) {
+		q = b->item[i].q;
+		if (q->timeout) {
+			uto_record(q_uto(q), &b->ev[b->nr_ev++]);
+			continue;
+		}
+		uc = q_uc(q);
+		b->item[i].rd_seq = uc->rd_seq;
+		b->item[i].rd_count = uc->rd_count;
+		if (__uc_fresh(uc, &b->item[i].snap))
+			__uc_record(uc, &b->item[i].snap, &b->ev[b->nr_ev++]);
+	}
+	spin_unlock_bh(&f->lock);
+}
+
+/*
+ * Done with the TIMEOUT event @uto, read or dropped: back to the owner,
+ * and its charge ends. Outside the file lock (timeout.c's owner lock
+ * nests inside nothing).
+ */
+static void uto_done(struct callout_file *f, struct ucallout_to *uto)
+{
+	callout_to_put(&uto->to);
+	uc_uncharge(f, 1);
+}
+
+/* The batch's records are the user's: let its entries go. */
+static void uc_batch_commit(struct callout_file *f, struct uc_batch *b)
+{
+	unsigned int i;
+
+	if (b->nr_to < b->nr) {
+		spin_lock_bh(&f->lock);
+		for (i = 0; i < b->nr; i++)
+			if (!b->item[i].q->timeout)
+				__uc_commit(f, q_uc(b->item[i].q));
+		spin_unlock_bh(&f->lock);
+	}
+	for (i = 0; b->nr_to && i < b->nr; i++)
+		if (b->item[i].q->timeout)
+			uto_done(f, q_uto(b->item[i].q));
+}
+
+/* The copy faulted: the batch goes back to the front, as it was. */
+static void uc_batch_undo(struct callout_file *f, struct uc_batch *b)
+{
+	struct ucallout *uc;
+	unsigned int i = b->nr;
+
+	while (i--) {
+		if (b->item[i].q->timeout) {
+			uc_push_front(f, b->item[i].q);
+			continue;
+		}
+		uc = q_uc(b->item[i].q);
+		uc->rd_seq = b->item[i].rd_seq;
+		uc->rd_count = b->item[i].rd_count;
+		uc_untake(f, uc);
+	}
 }
 
 static ssize_t callout_read(struct file *file, char __user *buf, size_t count,
 			    loff_t *ppos)
 {
 	struct callout_file *f = file->private_data;
-	struct callout_event ev;
-	struct ucallout *uc;
-	size_t done = 0;
-	unsigned long left = 0;
-	u64 taken, cancels = 0;
+	size_t want = count / sizeof(struct callout_event), done = 0;
+	struct uc_batch *b = &f->batch;
 	int ret;
 
-	if (count < sizeof(ev))
+	if (!want)
 		return -EINVAL;
 	ret = mutex_lock_interruptible(&f->read_lock);
 	if (ret)
 		return ret;
-	while (done + sizeof(ev) <= count) {
-		spin_lock_bh(&f->lock);
-		/*
-		 * @left of the events queued at the first take are still ahead,
-		 * less those cancelled since (cancels behind them only make
-		 * this read stop sooner). Later ones, a callout taken here and
-		 * queued again included, are for the next read().
-		 */
-		if (done && f->events_taken - cancels >= left) {
-			spin_unlock_bh(&f->lock);
-			break;
-		}
-		uc = __peek_event(f, &ev);
-		taken = f->events_taken;
-		spin_unlock_bh(&f->lock);
-		if (!uc) {
-			if (done)
-				break;
-			if (file->f_flags & O_NONBLOCK) {
-				ret = -EAGAIN;
+	uc_collect(f);
+	for (;;) {
+		/* Batches of UC_READ_BATCH, rescheduling between them. */
+		while (done < want && f->taken) {
+			uc_read_batch(f, b, min_t(size_t, want - done,
+						  UC_READ_BATCH));
+			if (copy_to_user(buf + done * sizeof(b->ev[0]), b->ev,
+					 b->nr_ev * sizeof(b->ev[0]))) {
+				uc_batch_undo(f, b);
+				ret = -EFAULT;
 				goto out;
 			}
-			mutex_unlock(&f->read_lock);
-			ret = wait_event_interruptible(f->wq,
-						       !list_empty(&f->events));
-			if (ret)
-				return ret;
-			ret = mutex_lock_interruptible(&f->read_lock);
-			if (ret)
-				return ret;
-			continue;
+			uc_batch_commit(f, b);
+			done += b->nr_ev;
+			cond_resched();
 		}
-		if (copy_to_user(buf + done, &ev, sizeof(ev))) {
-			ret = -EFAULT;
+		if (done)
+			break;
+		/* Nothing, or stale records only. */
+		if (file->f_flags & O_NONBLOCK) {
+			ret = -EAGAIN;
 			break;
 		}
-		spin_lock_bh(&f->lock);
-		/*
-		 * Only readers take the head, under read_lock; a cancel may
-		 * have taken it meanwhile, and then this copy does not count.
-		 */
-		if (f->events_taken == taken) {
-			if (!done) {
-				left = f->nr_events;
-				cancels = taken;
-			}
-			__take_event(f, uc, &ev);
-			left--;
-			done += sizeof(ev);
-		}
-		spin_unlock_bh(&f->lock);
+		mutex_unlock(&f->read_lock);
+		/* ->taken too: a poll() may have moved events there. */
+		ret = wait_event_interruptible(f->wq,
+					       !llist_empty(&f->events) ||
+					       READ_ONCE(f->taken));
+		if (!ret)
+			ret = mutex_lock_interruptible(&f->read_lock);
+		if (ret)
+			return ret;
+		uc_collect(f);
 	}
 out:
 	mutex_unlock(&f->read_lock);
-	return done ? done : ret;
+	return done ? done * sizeof(b->ev[0]) : ret;
+}
+
+/*
+ * Drop stale records from the front of the queue. Under the read mutex.
+ * Return: whether a record is there to read.
+ */
+static bool uc_prune(struct callout_file *f)
+{
+	struct ucallout *uc;
+	struct uc_snap snap;
+	struct uc_node *q;
+	unsigned int n = 0;
+	bool fresh;
+
+	uc_collect(f);
+	while ((q = uc_pop(f))) {
+		if (q->timeout) {
+			uc_push_front(f, q);
+			return true;
+		}
+		uc = q_uc(q);
+		uc_take(uc, &snap);
+		spin_lock_bh(&f->lock);
+		fresh = __uc_fresh(uc, &snap);
+		if (!fresh)
+			__uc_commit(f, uc);
+		spin_unlock_bh(&f->lock);
+		if (fresh) {
+			uc_untake(f, uc);
+			return true;
+		}
+		if (!(++n % UC_RESCHED))
+			cond_resched();
+		if (!f->taken)
+			uc_collect(f);
+	}
+	return false;
 }
 
 static __poll_t callout_poll(struct file *file, poll_table *wait)
 {
 	struct callout_file *f = file->private_data;
-	__poll_t mask = 0;
+	bool ready = true;
 
 	poll_wait(file, &f->wq, wait);
-	spin_lock_bh(&f->lock);
-	if (!list_empty(&f->events))
-		mask = EPOLLIN | EPOLLRDNORM;
-	spin_unlock_bh(&f->lock);
-	return mask;
+	/* Pairs with wq_has_sleeper() in uc_fire(). */
+	smp_mb();
+	if (llist_empty(&f->events) && !READ_ONCE(f->taken))
+		return 0;
+	/* A reader at work will find out itself. */
+	if (mutex_trylock(&f->read_lock)) {
+		ready = uc_prune(f);
+		mutex_unlock(&f->read_lock);
+	}
+	return ready ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 static int callout_open(struct inode *inode, struct file *file)
@@ -814,54 +1251,94 @@ static int callout_open(struct inode *inode, struct file *file)
 	spin_lock_init(&f->lock);
 	genradix_init(&f->slots);
 	f->nr_slots = 1;	/* handles are never 0 */
-	INIT_LIST_HEAD(&f->spares);
-	INIT_LIST_HEAD(&f->events);
+	callout_owner_init(&f->owner, &uto_ops, ucallout_to_cache, UC_GFP,
+			   UC_SPARES);
+	init_llist_head(&f->events);
 	init_waitqueue_head(&f->wq);
 	mutex_init(&f->read_lock);
 	file->private_data = f;
 	return nonseekable_open(inode, file);
 }
 
-/* close(): cancel and free everything the file owns. */
+/*
+ * Drop every entry of the event queue unread: a ucallout goes to
+ * __uc_done(), a TIMEOUT's event back to the owner. At close, rescheduling
+ * at least every UC_RESCHED entries.
+ * Return: whether there was any.
+ */
+static bool uc_drop_events(struct callout_file *f)
+{
+	struct ucallout *uc;
+	struct uc_node *q;
+	unsigned int n = 0;
+
+	uc_collect(f);
+	while ((q = uc_pop(f))) {
+		if (q->timeout) {
+			uto_done(f, q_uto(q));
+		} else {
+			uc = q_uc(q);
+			spin_lock_bh(&f->lock);
+			atomic_andnot(UC_QUEUED, &uc->state);
+			__uc_done(f, uc);
+			spin_unlock_bh(&f->lock);
+		}
+		if (!(++n % UC_RESCHED))
+			cond_resched();
+	}
+	return n;
+}
+
+/*
+ * close(): cancel every callout, so that no func of the file runs after,
+ * then free the events nobody read. Process context, rescheduling at
+ * least every UC_RESCHED callouts.
+ */
 static int callout_release(struct inode *inode, struct file *file)
 {
 	struct callout_file *f = file->private_data;
-	struct ucallout *uc, *tmp;
+	struct llist_node *spare;
 	struct uc_slot *s;
-	LIST_HEAD(unread);
 	u32 idx;
 
 	spin_lock_bh(&f->lock);
 	f->closing = true;
-	list_splice_init(&f->events, &unread);
-	f->nr_events = 0;
 	spin_unlock_bh(&f->lock);
-
-	/*
-	 * Fired one-shots are only on the queue; periodic ones in the table.
-	 * uflags change only under the file lock, as everywhere: one section
-	 * an event, so BHs are never off for a whole queue.
-	 */
-	list_for_each_entry_safe(uc, tmp, &unread, ev) {
-		spin_lock_bh(&f->lock);
-		uc->uflags &= ~UC_QUEUED;
-		if (uc_has(uc, UC_FIRED))
-			__uc_put(f, uc);
-		spin_unlock_bh(&f->lock);
-		cond_resched();
-	}
-	/* Expiries see ->closing and leave the table alone from here on. */
+	/* One section a callout: BHs are never off for the whole table. */
 	for (idx = 1; idx < f->nr_slots; idx++) {
 		s = genradix_ptr(&f->slots, idx);
+		spin_lock_bh(&f->lock);
 		if (s->uc)
-			uc_cancel_claimed(f, s->uc);
-		cond_resched();
+			__uc_cancel(f, s->uc);
+		spin_unlock_bh(&f->lock);
+		if (!(idx % UC_RESCHED))
+			cond_resched();
 	}
-	list_for_each_entry_safe(uc, tmp, &f->spares, ev)
-		kmem_cache_free(ucallout_cache, uc);
+	/*
+	 * No func of a ucallout runs now: the queue owns what is left. Drop
+	 * it before the timeouts are drained, so that the drain's walk of the
+	 * owner's callouts meets few that expired.
+	 */
+	uc_drop_events(f);
+	uc_uncharge(f, callout_owner_drain(&f->owner, false));
+	/*
+	 * What is still charged is timeouts whose expiry claimed them before
+	 * the drain: queued, or about to be (the expire op runs to its end in
+	 * the tick). Wait for those.
+	 */
+	while (atomic_long_read(&f->nr_uc))
+		if (!uc_drop_events(f))
+			schedule_timeout_uninterruptible(1);
+	callout_owner_destroy(&f->owner);
+	while ((spare = f->spares)) {
+		f->spares = spare->next;
+		kmem_cache_free(ucallout_cache,
+				llist_entry(spare, struct ucallout, q.node));
+	}
 	genradix_free(&f->slots);
 	mutex_destroy(&f->read_lock);
-	kfree(f);
+	/* A func that queued its last event may still wake ->wq. */
+	kfree_rcu(f, rcu);
 	return 0;
 }
 
@@ -888,7 +1365,10 @@ int callout_dev_init(void)
 	int ret = -ENOMEM;
 
 	ucallout_cache = KMEM_CACHE(ucallout, SLAB_ACCOUNT);
-	ucallout_to_cache = KMEM_CACHE(ucallout_to, SLAB_ACCOUNT);
+	/* SLAB_TYPESAFE_BY_RCU, and charged to each file's memory cgroup */
+	ucallout_to_cache = callout_to_cache_create("ucallout_to",
+						    sizeof(struct ucallout_to),
+						    SLAB_ACCOUNT);
 	if (!ucallout_cache || !ucallout_to_cache)
 		goto err;
 	ret = misc_register(&callout_miscdev);
@@ -906,7 +1386,7 @@ err:
 void callout_dev_exit(void)
 {
 	misc_deregister(&callout_miscdev);
-	rcu_barrier();
+	/* It waits for RCU readers of its objects first (TYPESAFE_BY_RCU). */
 	kmem_cache_destroy(ucallout_to_cache);
 	kmem_cache_destroy(ucallout_cache);
 }

@@ -6,11 +6,14 @@
 #ifndef CALLOUT_INTERNAL_H
 #define CALLOUT_INTERNAL_H
 
+#include <linux/atomic.h>
 #include <linux/callout.h>
+#include <linux/list_nulls.h>
+#include <linux/local_lock.h>
 #include <linux/hrtimer.h>
+#include <linux/list.h>
 #include <linux/smp.h>
 #include <linux/percpu.h>
-#include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
 
 #include "callout_tw.h"
@@ -19,7 +22,8 @@
 
 /* Owner bits of callout.entry.flags, under the base lock */
 #define CALLOUT_EXPIRING	0x100u	/* collected, func not yet started */
-static_assert(!(CALLOUT_EXPIRING & TW_PENDING));
+#define CALLOUT_PARKED		0x200u	/* on base->parked, see there */
+static_assert(!((CALLOUT_EXPIRING | CALLOUT_PARKED) & (TW_PENDING | TW_DUE)));
 
 /* Lateness histogram: bucket i counts fired - due in [2^(i-1), 2^i) us. */
 #define CALLOUT_LATE_BUCKETS	16
@@ -33,7 +37,17 @@ static_assert(!(CALLOUT_EXPIRING & TW_PENDING));
  * @late:		lateness histogram, see CALLOUT_LATE_BUCKETS
  * @max_late_ns:	largest fired - due seen
  * @slowest_ns:		slowest callback
- * @deferred:		runs that hit the per-run budget and came back at once
+ * @deferred:		runs that hit a budget (funcs, or the collection's)
+ *			and came back at once
+ * @collect_stopped:	collections (in a run or a set) that spent their
+ *			budget, CALLOUT_COLLECT_BUDGET, with more due
+ * @collect_max_ns:	longest collection of a run: from the base lock
+ *			taken to the first func, interrupts off throughout
+ * @full_catch_ups:	sets whose scheme refused a lagging wheel and so
+ *			caught it up without a budget (core.c, __enqueue())
+ * @moved:		callouts taken from CPUs that went offline
+ * @parked:		of those, callouts this base's scheme refused, parked
+ *			on base->parked to fire from there
  * @stayed_busy:	sets on another CPU that left a callout here, that
  *			CPU's base lock being busy
  * @stayed_running:	sets on another CPU that left a callout here, its func
@@ -51,6 +65,11 @@ struct callout_cpu_stats {
 	u64 max_late_ns;
 	u64 slowest_ns;
 	u64 deferred;
+	u64 collect_stopped;
+	u64 collect_max_ns;
+	u64 full_catch_ups;
+	u64 moved;
+	u64 parked;
 	u64 stayed_busy;
 	u64 stayed_running;
 	u64 kicks;
@@ -62,6 +81,10 @@ struct callout_cpu_stats {
  * @lock:	protects every field below but @expiry_lock
  * @wheel:	the timer scheme instance
  * @expired:	collected callouts whose func has not started yet
+ * @parked:	callouts moved here from a CPU that went offline whose
+ *		expiry the wheel refused (lawn out of queues): each run of
+ *		the tick moves the due ones to @expired and retries the
+ *		others' insert; CALLOUT_PARKED in their flags
  * @running:	the callout whose func runs now, or NULL
  * @timer:	the tick; armed only while work can be due (tickless), and
  *		only by this CPU while it is up (core.c's __program())
@@ -82,6 +105,7 @@ struct callout_base {
 	spinlock_t lock;		/* see above */
 	struct tw_wheel wheel;
 	struct list_head expired;
+	struct list_head parked;
 	struct callout *running;
 	struct hrtimer timer;
 	u64 timer_tick;
@@ -102,7 +126,8 @@ extern unsigned long callout_max_per_file, callout_max_total;
 
 /**
  * struct callout_key - what the old interface finds a callout by
- * @owner:	the /dev/callout file, or NULL for kernel callers
+ * @owner:	the struct callout_owner: a /dev/callout file's, or
+ *		timeout.c's of kernel callers
  * @func:	the func, as an opaque value
  * @arg:	the arg, as an opaque value
  */
@@ -112,9 +137,9 @@ struct callout_key {
 	u64 arg;
 };
 
-/* An entry of the func/arg hash (an rhltable: one key may have many). */
+/* An entry of the func/arg index (timeout.c): one key may have many. */
 struct callout_hashed {
-	struct rhlist_head node;
+	struct hlist_nulls_node node;
 	struct callout_key key;
 };
 
@@ -125,12 +150,115 @@ int callout_core_init(void);
 void callout_core_exit(void);
 u64 callout_now_ns(void);
 u64 callout_max_timeout_ns(void);
+int callout_set_ticks_from(struct callout *c, u64 now_ns, unsigned long ticks,
+			   callout_func_t func, void *arg);
 int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		     callout_func_t func, void *arg);
+int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
+		       callout_func_t func, void *arg);
+s64 callout_forward(struct callout *c, u64 now_ns, u64 period_ns,
+		    u64 *expires_ns);
 int callout_try_unset_sync(struct callout *c);
-int callout_hash_insert(struct callout_hashed *h);
-void callout_hash_remove(struct callout_hashed *h);
-struct rhlist_head *callout_hash_lookup(const struct callout_key *key);
+void callout_wait_idle(struct callout *c);
+
+/* timeout.c: the old interface, one implementation for every owner */
+struct callout_to;
+struct kmem_cache;
+
+/**
+ * struct callout_owner_ops - what an owner of timeouts does with them
+ * @expire:	a timeout of the owner expired: softirq context, the callout
+ *		claimed and out of the hash; the op owns it until it calls
+ *		callout_to_put()
+ */
+struct callout_owner_ops {
+	void (*expire)(struct callout_to *to);
+};
+
+/**
+ * struct callout_to_stack - a per-CPU front of an owner's free list
+ * @bh_lock:	taken with bottom halves off (timeout.c says why)
+ * @top:	the idle callout put last, linked by ->next_free
+ * @nr:		how many
+ */
+struct callout_to_stack {
+	local_lock_t bh_lock;
+	struct callout_to *top;
+	unsigned int nr;
+};
+
+/**
+ * struct callout_owner - who arms timeouts and cancels them by key: the
+ * kernel's callers, or a /dev/callout file
+ * @lock:	protects @free, @all, @nr_free and @closing; taken with
+ *		bottom halves off, innermost
+ * @free:	idle callouts, at most @max_free, linked by ->next_free
+ *		(4.4BSD's callfree)
+ * @all:	every callout it has from its cache, idle or not
+ * @nr_free:	on @free
+ * @max_free:	the bound of @free
+ * @closing:	draining: a callout put goes back to the slab
+ * @ops:	its expire op
+ * @cache:	its callouts' cache (callout_to_cache_create()), which its
+ *		callouts are charged to
+ * @gfp:	for allocations when @free is empty
+ * @pcpu:	NULL, or per-CPU fronts of @free, each with bottom halves off:
+ *		for an owner whose callers run on every CPU at once (the
+ *		kernel's), drained only when nothing runs against it
+ */
+struct callout_owner {
+	spinlock_t lock;		/* see above */
+	struct callout_to *free;
+	struct list_head all;
+	unsigned int nr_free;
+	unsigned int max_free;
+	bool closing;
+	const struct callout_owner_ops *ops;
+	struct kmem_cache *cache;
+	gfp_t gfp;
+	struct callout_to_stack __percpu *pcpu;
+};
+
+/**
+ * struct callout_to - a timeout: a callout found by its owner, func and arg
+ * @c:		the callout; its func is timeout.c's
+ * @h:		its entry in the func/arg index, key.owner its owner
+ * @bucket:	the bucket of @h.key in that index
+ * @state:	generation and state of its arming (timeout.c)
+ * @expires_ns:	when its arming is due: the clock when it was armed + ticks
+ *		* tick_ns (it fires at the first tick boundary at or after
+ *		that), for its owner's expire op to report
+ * @owner:	the owner whose cache it comes from
+ * @link:	on the owner's list of all its callouts, under its lock
+ * @next_free:	next on the owner's free list, under its lock
+ *
+ * An owner's objects start with one; its cache is SLAB_TYPESAFE_BY_RCU.
+ */
+struct callout_to {
+	struct callout c;
+	struct callout_hashed h;
+	u32 bucket;
+	atomic_long_t state;
+	u64 expires_ns;
+	struct callout_owner *owner;
+	struct list_head link;
+	struct callout_to *next_free;
+};
+
+struct kmem_cache *callout_to_cache_create(const char *name, size_t size,
+					   slab_flags_t flags);
+void callout_owner_init(struct callout_owner *o,
+			const struct callout_owner_ops *ops,
+			struct kmem_cache *cache, gfp_t gfp,
+			unsigned int max_free);
+unsigned long callout_owner_drain(struct callout_owner *o, bool warn);
+void callout_owner_destroy(struct callout_owner *o);
+int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
+		   unsigned long ticks);
+int callout_to_cancel(struct callout_owner *o, u64 func, u64 arg);
+void callout_to_put(struct callout_to *to);
+int callout_timeout_init(void);
+void callout_timeout_exit(void);
 u64 callout_hash_lookups(void);
 void callout_hash_stats(u64 *entries, u64 *longest_chain);
 

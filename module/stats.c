@@ -43,6 +43,12 @@ static void snapshot_add(struct callout_snapshot *t,
 	t->cpu.expired += s->cpu.expired;
 	t->cpu.ticks_run += s->cpu.ticks_run;
 	t->cpu.deferred += s->cpu.deferred;
+	t->cpu.collect_stopped += s->cpu.collect_stopped;
+	t->cpu.collect_max_ns = max(t->cpu.collect_max_ns,
+				    s->cpu.collect_max_ns);
+	t->cpu.full_catch_ups += s->cpu.full_catch_ups;
+	t->cpu.moved += s->cpu.moved;
+	t->cpu.parked += s->cpu.parked;
 	t->cpu.stayed_busy += s->cpu.stayed_busy;
 	t->cpu.stayed_running += s->cpu.stayed_running;
 	t->cpu.kicks += s->cpu.kicks;
@@ -56,6 +62,7 @@ static void snapshot_add(struct callout_snapshot *t,
 	t->wheel.examined += s->wheel.examined;
 	t->wheel.max_examined = max(t->wheel.max_examined,
 				    s->wheel.max_examined);
+	t->wheel.stopped += s->wheel.stopped;
 	t->wheel.migrations += s->wheel.migrations;
 	t->wheel.max_chain = max(t->wheel.max_chain, s->wheel.max_chain);
 	t->ops.reset += s->ops.reset;
@@ -99,6 +106,12 @@ static void show_snapshot(struct seq_file *m, const char *p,
 	seq_printf(m, "%smigrations: %llu\n", p, s->wheel.migrations);
 	seq_printf(m, "%slongest_chain: %llu\n", p, s->wheel.max_chain);
 	seq_printf(m, "%sdeferred_runs: %llu\n", p, s->cpu.deferred);
+	seq_printf(m, "%sadvance_stopped: %llu\n", p, s->wheel.stopped);
+	seq_printf(m, "%scollect_stopped: %llu\n", p, s->cpu.collect_stopped);
+	seq_printf(m, "%scollect_max_ns: %llu\n", p, s->cpu.collect_max_ns);
+	seq_printf(m, "%sfull_catch_ups: %llu\n", p, s->cpu.full_catch_ups);
+	seq_printf(m, "%smoved_offline: %llu\n", p, s->cpu.moved);
+	seq_printf(m, "%sparked: %llu\n", p, s->cpu.parked);
 	seq_printf(m, "%sremote_stays_lock_busy: %llu\n", p, s->cpu.stayed_busy);
 	seq_printf(m, "%sremote_stays_func_running: %llu\n", p,
 		   s->cpu.stayed_running);

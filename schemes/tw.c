@@ -8,6 +8,8 @@
  * namespace of their own, CALLOUT_TW, spelt for the kernel by Kbuild
  * (module/callout_tw.h).
  */
+#define pr_fmt(fmt) "callout: " fmt
+
 #include <linux/export.h>
 #include <linux/kernel.h>
 
@@ -151,6 +153,8 @@ int tw_init(struct tw_wheel *w, const struct tw_ops *ops,
 	w->ops = ops;
 	w->geo = *geo;
 	w->now = now;
+	w->target = now;
+	INIT_LIST_HEAD(&w->due);
 	return ops->init(w);
 }
 EXPORT_SYMBOL_NS_GPL(tw_init, CALLOUT_TW_NS);
@@ -173,6 +177,10 @@ EXPORT_SYMBOL_NS_GPL(tw_destroy, CALLOUT_TW_NS);
  * @e:		an entry that is not pending
  * @expires:	absolute tick; at or before w->now means "at the next tick"
  *
+ * While a pass is in progress (tw.h, "Budgets"), an entry due by its target
+ * goes onto w->due, which the next tw_advance() hands out first: the scheme
+ * may already have passed the place it would file it at.
+ *
  * Return: 0, -EBUSY if @e is pending, or the scheme's -ERANGE/-ENOSPC.
  */
 int tw_insert(struct tw_wheel *w, struct tw_entry *e, u64 expires)
@@ -183,9 +191,15 @@ int tw_insert(struct tw_wheel *w, struct tw_entry *e, u64 expires)
 		return -EBUSY;
 	/* Late over early: what is already due fires on the next advance. */
 	e->expires = expires > w->now ? expires : w->now + 1;
-	ret = w->ops->insert(w, e);
-	if (ret)
-		return ret;
+	if (e->expires <= w->target) {
+		list_add_tail(&e->list, &w->due);
+		e->flags |= TW_DUE;
+		w->nr_due++;
+	} else {
+		ret = w->ops->insert(w, e);
+		if (ret)
+			return ret;
+	}
 	e->flags |= TW_PENDING;
 	w->nr_pending++;
 	w->stats.inserted++;
@@ -204,37 +218,79 @@ bool tw_remove(struct tw_wheel *w, struct tw_entry *e)
 {
 	if (!tw_pending(e))
 		return false;
-	w->ops->remove(w, e);
+	if (e->flags & TW_DUE) {
+		list_del_init(&e->list);
+		e->flags &= ~TW_DUE;
+		w->nr_due--;
+	} else {
+		w->ops->remove(w, e);
+	}
 	e->flags &= ~TW_PENDING;
 	w->nr_pending--;
 	return true;
 }
 EXPORT_SYMBOL_NS_GPL(tw_remove, CALLOUT_TW_NS);
 
+/* Hand out what was inserted due during the pass, one budget unit each. */
+static void tw_take_due(struct tw_wheel *w, struct list_head *due,
+			u64 *budget)
+{
+	struct tw_entry *e;
+
+	while (w->nr_due && *budget) {
+		e = list_first_entry(&w->due, struct tw_entry, list);
+		list_move_tail(&e->list, due);
+		e->flags &= ~TW_DUE;
+		w->nr_due--;
+		w->stats.examined++;
+		(*budget)--;
+	}
+}
+
 /**
  * tw_advance() - PER_TICK: process every tick up to and including @now
  * @w:		the wheel
- * @now:	the tick to advance to; earlier than w->now is a no-op
+ * @now:	the tick to advance to; earlier than w->now only continues a
+ *		pass in progress
  * @expired:	list head that receives the due entries, linked by ->list
+ * @budget:	the most entries to look at (tw.h, "Budgets"), at least 1;
+ *		TW_UNBOUNDED to finish in this call
+ *
+ * The pass in progress, if any, is finished first; then a pass to @now
+ * starts, if @now is later. With a budget the call may stop partway:
+ * tw_advancing() then says so, and w->now stays where the pass started.
  *
  * Return: the number of entries moved onto @expired.
  */
-u64 tw_advance(struct tw_wheel *w, u64 now, struct list_head *expired)
+u64 tw_advance(struct tw_wheel *w, u64 now, struct list_head *expired,
+	       u64 budget)
 {
+	u64 n = 0, before = w->stats.examined;
 	struct tw_entry *e;
 	LIST_HEAD(due);
-	u64 n = 0, before = w->stats.examined;
 
-	if (now <= w->now)
+	if (now <= w->now && !tw_advancing(w))
 		return 0;
 	w->stats.advances++;
-	w->stats.ticks += now - w->now;
-	if (!w->nr_pending) {
-		w->now = now;
-		return 0;
+	tw_take_due(w, &due, &budget);
+	for (;;) {
+		if (!tw_advancing(w)) {
+			if (now <= w->now)
+				break;
+			w->stats.ticks += now - w->now;
+			if (!w->nr_pending) {
+				w->now = now;
+				w->target = now;
+				break;
+			}
+			w->target = now;
+		}
+		if (!budget || !w->ops->advance(w, w->target, &due, &budget)) {
+			w->stats.stopped++;
+			break;
+		}
+		w->now = w->target;
 	}
-	w->ops->advance(w, now, &due);
-	w->now = now;
 	list_for_each_entry(e, &due, list) {
 		e->flags &= ~TW_PENDING;
 		n++;
@@ -252,22 +308,39 @@ EXPORT_SYMBOL_NS_GPL(tw_advance, CALLOUT_TW_NS);
  * tw_drain() - move every pending entry onto @out, whatever its expiry
  * @w:		the wheel; it keeps its w->now and is empty afterwards
  * @out:	receives the entries, linked by ->list, still holding ->expires
+ * @budget:	the most entries to look at, as tw_advance()'s
  *
- * Used to move the callouts of a CPU going offline to another wheel.
+ * Used to move the callouts of a CPU going offline to another wheel, a
+ * budget at a time. A drain is a pass to TW_NEVER: until it is done, only
+ * tw_remove() and more tw_drain() calls may touch the wheel. Its work is
+ * not counted in the wheel's statistics.
+ *
+ * Return: true when the wheel is empty (the drain is done), false when
+ * @budget ran out first.
  */
-void tw_drain(struct tw_wheel *w, struct list_head *out)
+bool tw_drain(struct tw_wheel *w, struct list_head *out, u64 budget)
 {
 	struct tw_stats saved = w->stats;
-	u64 now = w->now;
 
-	tw_advance(w, TW_NEVER, out);
+	if (!w->draining) {
+		w->draining = true;
+		w->drain_now = w->target;
+	}
+	tw_advance(w, TW_NEVER, out, budget);
 	w->stats = saved;
-	w->now = now;
+	if (tw_advancing(w) || w->now != TW_NEVER)
+		return false;
+	w->draining = false;
+	w->now = w->drain_now;
+	w->target = w->drain_now;
+	return true;
 }
 EXPORT_SYMBOL_NS_GPL(tw_drain, CALLOUT_TW_NS);
 
 u64 tw_next(struct tw_wheel *w)
 {
+	if (tw_advancing(w))
+		return w->now + 1;
 	if (!w->nr_pending)
 		return TW_NEVER;
 	return w->ops->next(w);
@@ -281,6 +354,35 @@ u64 tw_next(struct tw_wheel *w)
  */
 int tw_check(struct tw_wheel *w)
 {
+	struct tw_entry *e;
+	u64 n = 0;
+
+	if (w->target < w->now) {
+		pr_err("%s: target %llu before now %llu\n", w->ops->name,
+		       (unsigned long long)w->target,
+		       (unsigned long long)w->now);
+		return -EUCLEAN;
+	}
+	list_for_each_entry(e, &w->due, list) {
+		if ((e->flags & (TW_PENDING | TW_DUE)) !=
+		    (TW_PENDING | TW_DUE) || e->expires <= w->now ||
+		    e->expires > w->target) {
+			pr_err("%s: due entry flags %#x expires %llu, pass %llu..%llu\n",
+			       w->ops->name, e->flags,
+			       (unsigned long long)e->expires,
+			       (unsigned long long)w->now,
+			       (unsigned long long)w->target);
+			return -EUCLEAN;
+		}
+		n++;
+	}
+	if (n != w->nr_due || n > w->nr_pending) {
+		pr_err("%s: %llu due entries, %llu counted, %llu pending\n",
+		       w->ops->name, (unsigned long long)n,
+		       (unsigned long long)w->nr_due,
+		       (unsigned long long)w->nr_pending);
+		return -EUCLEAN;
+	}
 	return w->ops->check(w);
 }
 EXPORT_SYMBOL_NS_GPL(tw_check, CALLOUT_TW_NS);

@@ -11,21 +11,21 @@
  *
  *   START_TIMER  tw_insert(w, e, expires)   e is due at tick @expires
  *   STOP_TIMER   tw_remove(w, e)            O(1) where the scheme allows
- *   PER_TICK     tw_advance(w, now, list)   every entry due by @now is moved
- *                                           onto @list (EXPIRY_PROCESSING is
- *                                           the caller's)
+ *   PER_TICK     tw_advance(w, now, list,   every entry due by @now is moved
+ *                           budget)         onto @list (EXPIRY_PROCESSING is
+ *                                           the caller's), @budget at a time
  *
  * Entries are intrusive, as timer_list is: the scheme never allocates per
  * entry. A scheme allocates its buckets once, in init.
  *
  * Contract, checked by the user-space differential test for every scheme:
- *  - w->now is the last tick processed. tw_insert() with @expires <= w->now
- *    makes the entry due at w->now + 1 (late over early: it fires on the next
- *    advance).
- *  - tw_advance(w, now, list) with now >= w->now collects exactly the entries
- *    whose expiry is <= @now, leaves w->now == @now, and never collects an
- *    entry early. Advanced one tick at a time, an entry is collected at the
- *    advance to exactly its expiry tick.
+ *  - w->now is the last tick fully processed. tw_insert() with @expires <=
+ *    w->now makes the entry due at w->now + 1 (late over early: it fires on
+ *    the next advance).
+ *  - tw_advance(w, now, list, TW_UNBOUNDED) with now >= w->now collects
+ *    exactly the entries whose expiry is <= @now, leaves w->now == @now, and
+ *    never collects an entry early. Advanced one tick at a time, an entry is
+ *    collected at the advance to exactly its expiry tick.
  *  - Advancing an empty wheel is O(1), whatever the distance.
  *  - tw_next(w) returns a tick T > w->now such that no entry is due before T
  *    (the next tick that can hold work: a wheel may answer with a busy slot
@@ -33,6 +33,31 @@
  *  - tw_remove() of an entry that is not pending is a no-op returning false.
  *  - A scheme's state is a function of w->now and its entries alone: an empty
  *    wheel is valid at any w->now (tw_drain() and idle forwarding rely on it).
+ *
+ * Budgets: bounded work a call. An advance to @now is a pass from w->now to
+ * @now, its target (w->target). A call of tw_advance() looks at no more than
+ * @budget entries (each entry collected, kept or migrated costs one, and so
+ * does a slot that a hint lets it skip whole) and may stop partway; the next
+ * call resumes the pass where it stopped:
+ *  - While a pass is in progress, w->now stays at the tick it started from
+ *    and w->target > w->now is its target; a call finishes that pass before
+ *    it starts one to a later @now, and a call with an earlier @now only
+ *    continues it. When the pass is done, w->now = w->target. No entry is
+ *    collected early: each one collected is due by the target of its pass.
+ *  - A scheme keeps a cursor for a pass it is partway through, and for a
+ *    slot or queue it is partway through: a marker node linked into the
+ *    slot's list before the next entry to look at (tw_slots.h), a queue
+ *    index (lawn), a private list of the entries still to look at (list),
+ *    or nothing where the due entries lead (ordered, tree, bsd, the sorted
+ *    rings). Inserts and removes between two calls are allowed: an entry
+ *    inserted due by the target goes onto w->due, handed out by the next
+ *    call, so no scheme has to file it behind its cursor; a later one is
+ *    filed as usual (a scheme that measures from w->now, as simple and lawn
+ *    do, measures from the tick the pass started from).
+ *  - tw_next() is w->now + 1 while a pass is in progress: there is work now.
+ *  - A call with any budget >= 1 makes progress, so a caller that comes back
+ *    with a budget finishes every pass; tw_advancing() says whether one is
+ *    in progress.
  *
  * Locking: none here. The caller serialises every call on one wheel.
  */
@@ -66,10 +91,14 @@ enum tw_scheme_id {
 };
 
 /*
- * The flag of struct tw_entry (include/linux/callout.h, where a client's
+ * The flags of struct tw_entry (include/linux/callout.h, where a client's
  * struct callout embeds it) that tw.c keeps; the other bits are the owner's.
  */
 #define TW_PENDING	0x1u
+#define TW_DUE		0x2u	/* on w->due: inserted due during a pass */
+
+/* The budget of an advance that runs its pass to the end in one call. */
+#define TW_UNBOUNDED	U64_MAX
 
 /**
  * struct tw_geometry - the shape of a wheel, fixed at init
@@ -119,6 +148,7 @@ struct tw_geometry_error {
  * @advances:	calls of tw_advance()
  * @examined:	entries looked at by tw_advance(), total
  * @max_examined: most entries looked at by one tw_advance()
+ * @stopped:	calls of tw_advance() that spent their budget partway
  * @inserted:	entries inserted
  * @insert_steps: list elements walked by inserts (ordered, bsd, sorted slots)
  * @max_chain:	longest list walked by one insert or one slot visit
@@ -130,6 +160,7 @@ struct tw_stats {
 	u64 advances;
 	u64 examined;
 	u64 max_examined;
+	u64 stopped;
 	u64 inserted;
 	u64 insert_steps;
 	u64 max_chain;
@@ -161,10 +192,16 @@ struct tw_wheel;
  * @init:	allocate and set up, in a geometry tw_geometry_check()
  *		accepts; 0 or -ENOMEM
  * @destroy:	free what init allocated; the wheel must be empty
- * @insert:	link @e, due at @e->expires (> w->now); 0, or -ERANGE beyond
- *		what the scheme can hold, or -ENOSPC (lawn out of queues)
+ * @insert:	link @e, due at @e->expires (> w->target, which is w->now
+ *		unless a pass is in progress); 0, or -ERANGE beyond what the
+ *		scheme can hold, or -ENOSPC (lawn out of queues)
  * @remove:	unlink pending @e
- * @advance:	move every entry due by @now onto @expired, set w->now = @now
+ * @advance:	the pass to @now (> w->now, == w->target): move every entry
+ *		due by @now onto @expired, taking one from *@budget for each
+ *		entry looked at (and each slot skipped whole); true when the
+ *		pass is done, false (only with *@budget == 0) when it stopped
+ *		partway, to be resumed by the next call with the same @now.
+ *		tw.c sets w->now; inserts and removes may come between calls
  * @next:	the next tick that can hold work, or TW_NEVER
  * @check:	verify the scheme's invariants; 0 or -EUCLEAN
  * @nr_slots:	number of slots (wheels only, else NULL)
@@ -184,7 +221,8 @@ struct tw_ops {
 	void (*destroy)(struct tw_wheel *w);
 	int (*insert)(struct tw_wheel *w, struct tw_entry *e);
 	void (*remove)(struct tw_wheel *w, struct tw_entry *e);
-	void (*advance)(struct tw_wheel *w, u64 now, struct list_head *expired);
+	bool (*advance)(struct tw_wheel *w, u64 now, struct list_head *expired,
+			u64 *budget);
 	u64 (*next)(struct tw_wheel *w);
 	int (*check)(struct tw_wheel *w);
 	u32 (*nr_slots)(struct tw_wheel *w);
@@ -195,8 +233,14 @@ struct tw_ops {
  * struct tw_wheel - one instance of a scheme
  * @ops:	the scheme
  * @geo:	its geometry
- * @now:	last tick processed
- * @nr_pending:	entries linked
+ * @now:	last tick fully processed
+ * @target:	the tick the pass in progress goes to; == @now when none is
+ * @due:	entries inserted during a pass due by @target, in insertion
+ *		order; the next tw_advance() hands them out
+ * @nr_due:	entries on @due
+ * @drain_now:	w->now to return to when the tw_drain() in progress is done
+ * @draining:	a tw_drain() is in progress
+ * @nr_pending:	entries pending, in the scheme or on @due
  * @stats:	work counted
  * @priv:	the scheme's state, allocated by init
  */
@@ -204,6 +248,11 @@ struct tw_wheel {
 	const struct tw_ops *ops;
 	struct tw_geometry geo;
 	u64 now;
+	u64 target;
+	struct list_head due;
+	u64 nr_due;
+	u64 drain_now;
+	bool draining;
 	u64 nr_pending;
 	struct tw_stats stats;
 	void *priv;
@@ -224,8 +273,9 @@ int tw_init(struct tw_wheel *w, const struct tw_ops *ops,
 void tw_destroy(struct tw_wheel *w);
 int tw_insert(struct tw_wheel *w, struct tw_entry *e, u64 expires);
 bool tw_remove(struct tw_wheel *w, struct tw_entry *e);
-u64 tw_advance(struct tw_wheel *w, u64 now, struct list_head *expired);
-void tw_drain(struct tw_wheel *w, struct list_head *out);
+u64 tw_advance(struct tw_wheel *w, u64 now, struct list_head *expired,
+	       u64 budget);
+bool tw_drain(struct tw_wheel *w, struct list_head *out, u64 budget);
 u64 tw_next(struct tw_wheel *w);
 int tw_check(struct tw_wheel *w);
 
@@ -237,6 +287,18 @@ static inline u64 tw_max_interval(const struct tw_ops *ops,
 				  const struct tw_geometry *geo)
 {
 	return ops->max_interval ? ops->max_interval(geo) : U64_MAX;
+}
+
+/* Whether a pass is partway: tw_advance() has more to do for w->target. */
+static inline bool tw_advancing(const struct tw_wheel *w)
+{
+	return w->target != w->now;
+}
+
+/* For the ops: the entries the scheme holds (the rest are on w->due). */
+static inline u64 tw_nr_linked(const struct tw_wheel *w)
+{
+	return w->nr_pending - w->nr_due;
 }
 
 static inline void tw_entry_init(struct tw_entry *e)

@@ -103,25 +103,39 @@ static void tw_bsd_remove(struct tw_wheel *w, struct tw_entry *e)
 	list_del_init(&e->list);
 }
 
-/* softclock(): @now - w->now ticks are taken off the head, then its heirs. */
-static void tw_bsd_advance(struct tw_wheel *w, u64 now,
-			   struct list_head *expired)
+/*
+ * softclock(): @now - w->now ticks are taken off the head, then its heirs.
+ * A pass that runs out of budget gives the new head the deltas it has
+ * consumed, so that it counts from w->now again, which has not moved; the
+ * next call starts over from there with the same @now.
+ */
+static bool tw_bsd_advance(struct tw_wheel *w, u64 now,
+			   struct list_head *expired, u64 *budget)
 {
 	struct list_head *head = tw_bsd_list(w);
-	u64 elapsed = now - w->now, seen = 0;
+	u64 elapsed = now - w->now, spent = 0, seen = 0;
 	struct tw_entry *e;
+	bool done = true;
 
 	while (!list_empty(head)) {
 		e = list_first_entry(head, struct tw_entry, list);
+		if (!*budget) {
+			e->delta += spent;
+			done = false;
+			break;
+		}
+		(*budget)--;
 		seen++;
 		if (e->delta > elapsed) {
 			e->delta -= elapsed;
 			break;
 		}
 		elapsed -= e->delta;
+		spent += e->delta;
 		list_move_tail(&e->list, expired);
 	}
 	w->stats.examined += seen;
+	return done;
 }
 
 static u64 tw_bsd_next(struct tw_wheel *w)
@@ -158,9 +172,10 @@ static int tw_bsd_check(struct tw_wheel *w)
 		sum += e->delta;
 		n++;
 	}
-	if (n != w->nr_pending) {
-		pr_err("bsd: %llu entries, %llu pending\n",
-		       (unsigned long long)n, (unsigned long long)w->nr_pending);
+	if (n != tw_nr_linked(w)) {
+		pr_err("bsd: %llu entries, %llu linked\n",
+		       (unsigned long long)n,
+		       (unsigned long long)tw_nr_linked(w));
 		return -EUCLEAN;
 	}
 	return 0;

@@ -35,14 +35,25 @@
  * at a time. In a visited slot, every entry is examined and the due ones are
  * moved to the expired list; the others are in a later round and stay.
  *
+ * The earliest-due hint. N timers due at one far tick share one slot, and
+ * without more every round of the wheel would walk all N to find none due.
+ * So each slot keeps a tick no later than its earliest expiry
+ * (tw_ring.earliest): an insert into an empty slot sets it, an insert
+ * lowers it, a whole visit makes it exact, a remove leaves it (low, which
+ * is safe: it only costs a visit that finds nothing). A visit whose pass
+ * ends before the hint skips the slot in O(1), so a slot of later rounds
+ * costs one comparison per round, however long it is.
+ *
  * Cost, for n pending timers, M = HASHED_SIZE slots, T the mean interval:
  *
  *   STARTTIMER   O(1): a mask, a list_add_tail(), a __set_bit()
  *   STOPTIMER    O(1): a list_del(), a __clear_bit() if the slot empties
- *   PERTICK      O(1) + the visited slot's length: each timer is examined
- *                about T/M times in its life, so the mean is n/M entries
- *                per tick, the paper's n * c(6) / M; the hash spreads
- *                that work, it does not change it
+ *   PERTICK      O(1) + the visited slot's length when something in it
+ *                is due (or its hint is stale), else O(1): a timer is
+ *                examined about T/M times in its life only where slots
+ *                mix rounds, the paper's n * c(6) / M per tick; the hash
+ *                spreads that work, the hint skips the rounds of a slot
+ *                whose earliest timer is not yet due
  *   a jump of d  min(d, M) / BITS_PER_LONG bitmap words, plus the entries
  *   ticks        of the busy slots in the range
  *   next         a bitmap scan to the next busy slot: the answer may be a
@@ -68,15 +79,23 @@ static int hashed_init(struct tw_wheel *w)
 static int hashed_insert(struct tw_wheel *w, struct tw_entry *e)
 {
 	struct tw_ring *hw = w->priv;
+	u32 idx = tw_ring_calc_slot(hw, e->expires);
 
-	tw_slots_enqueue(&hw->slots, e, tw_ring_calc_slot(hw, e->expires));
+	/* The hint: exact in an empty slot, lowered in a busy one. */
+	if (!test_bit(idx, hw->slots.busy) || e->expires < hw->earliest[idx])
+		hw->earliest[idx] = e->expires;
+	tw_slots_enqueue(&hw->slots, e, idx);
 	return 0;
 }
 
+/* In its slot, and not before the slot's hint. */
 static bool hashed_placed(struct tw_wheel *w, const struct tw_entry *e,
 			  u32 idx)
 {
-	return tw_ring_calc_slot(w->priv, e->expires) == idx;
+	struct tw_ring *hw = w->priv;
+
+	return tw_ring_calc_slot(hw, e->expires) == idx &&
+	       hw->earliest[idx] <= e->expires;
 }
 
 static int hashed_check(struct tw_wheel *w)

@@ -40,8 +40,10 @@
  * passes (from the digit of w->now, exclusive, to that of now, or to the
  * end of the level when a higher digit changes), stopping at the first
  * level whose higher digits do not change; the entries found are collected
- * or, all at once after the visits, re-inserted relative to now. A jump of
- * any length is one pass over the busy slots, never a loop over ticks.
+ * or re-inserted relative to now, at a lower level, whose range the pass has
+ * already visited. A jump of any length is one pass over the busy slots,
+ * never a loop over ticks; with a budget (tw.h), a pass stops at an entry
+ * and resumes there, its level, slot and the slot's cursor kept.
  *
  * Cost, for n pending timers, m levels, T the mean interval:
  *
@@ -98,6 +100,11 @@
  * @mask:	HIER_MASK = HIER_SIZE - 1
  * @level_of:	fls64(expires ^ now) -> level (0 for expires == now, never
  *		asked), capped at the top level
+ * @passing:	a pass is in progress (tw.h, "Budgets")
+ * @lvl:	the level the pass is at
+ * @idx:	the next slot of that level the pass looks at, once
+ *		@level_started
+ * @level_started: the pass has begun its range of level @lvl
  *
  * Locked by the caller of the tw_ops.
  */
@@ -107,6 +114,10 @@ struct hier_wheel {
 	u32 bits;
 	u32 mask;
 	u8 level_of[HIER_TICK_BITS + 1];
+	bool passing;
+	u32 lvl;
+	u32 idx;
+	bool level_started;
 };
 
 static inline u32 lvl_shift(const struct hier_wheel *hw, u32 lvl)
@@ -216,9 +227,14 @@ static void hier_destroy(struct tw_wheel *w)
 	kfree(hw);
 }
 
+/*
+ * Filed as seen from w->target: the tick the pass in progress goes to, or
+ * w->now when there is none. @e is due after it (tw_insert() keeps what is
+ * due by it on w->due), and the pass leaves a slot so filed where it is.
+ */
 static int hier_insert(struct tw_wheel *w, struct tw_entry *e)
 {
-	enqueue(w->priv, e, w->now);
+	enqueue(w->priv, e, w->target);
 	return 0;
 }
 
@@ -230,53 +246,44 @@ static void hier_remove(struct tw_wheel *w, struct tw_entry *e)
 }
 
 /*
- * Visit slot @idx of level @lvl at tick @now: collect what is due, put what
- * must migrate on @moving, leave the later rounds of the top level.
+ * Visit slot @idx of level @lvl for the pass to @now: collect what is due,
+ * re-file what must migrate, as seen from @now (a lower level, whose
+ * range the pass has already visited), leave the later rounds of the top
+ * level; one unit of *@budget per entry. A visit that runs out of budget
+ * leaves the slot's cursor before the next entry. Return: true when the
+ * visit is done, false when it stopped (*@budget is then 0).
  */
-static void collect_slot(struct tw_wheel *w, struct hier_wheel *hw, u32 lvl,
+static bool collect_slot(struct tw_wheel *w, struct hier_wheel *hw, u32 lvl,
 			 u32 idx, u64 now, struct list_head *expired,
-			 struct list_head *moving)
+			 u64 *budget)
 {
-	struct tw_entry *e, *tmp;
-	u64 len = 0;
+	struct list_head *head = &hw->slots.head[idx], *pos, *next;
+	u64 len = 0, left = *budget;
+	struct tw_entry *e;
+	bool done = true;
 
-	list_for_each_entry_safe(e, tmp, &hw->slots.head[idx], list) {
+	for (pos = tw_slots_resume(&hw->slots, idx); pos != head; pos = next) {
+		if (len == left) {
+			tw_slots_stop(&hw->slots, idx, pos);
+			done = false;
+			break;
+		}
 		len++;
-		if (e->expires <= now)
+		next = pos->next;
+		e = list_entry(pos, struct tw_entry, list);
+		if (e->expires <= now) {
 			list_move_tail(&e->list, expired);
-		else if (calc_level(hw, e->expires, now) != lvl)
-			list_move_tail(&e->list, moving);
+		} else if (calc_level(hw, e->expires, now) != lvl) {
+			list_del(&e->list);
+			enqueue(hw, e, now);
+			w->stats.migrations++;
+		}
 	}
+	*budget -= len;
 	w->stats.examined += len;
 	tw_note_chain(w, len);
 	tw_slots_settle(&hw->slots, idx);
-}
-
-/* Visit the busy slots among digits @first..@last of level @lvl. */
-static void collect_range(struct tw_wheel *w, struct hier_wheel *hw, u32 lvl,
-			  u32 first, u32 last, u64 now,
-			  struct list_head *expired, struct list_head *moving)
-{
-	u32 idx = calc_index(hw, lvl, first);
-	u32 end = calc_index(hw, lvl, last) + 1;
-
-	for (idx = tw_slots_find(&hw->slots, idx, end); idx < end;
-	     idx = tw_slots_find(&hw->slots, idx + 1, end))
-		collect_slot(w, hw, lvl, idx, now, expired, moving);
-}
-
-/* Re-insert the entries whose slot the clock has reached, relative to @now. */
-static void migrate(struct tw_wheel *w, struct hier_wheel *hw, u64 now,
-		    struct list_head *moving)
-{
-	struct tw_entry *e;
-
-	while (!list_empty(moving)) {
-		e = list_first_entry(moving, struct tw_entry, list);
-		list_del(&e->list);
-		enqueue(hw, e, now);
-		w->stats.migrations++;
-	}
+	return done;
 }
 
 /*
@@ -287,28 +294,53 @@ static void migrate(struct tw_wheel *w, struct hier_wheel *hw, u64 now,
  * level are unchanged, the higher levels are not passed at all. The top
  * level of a wheel narrower than 64 bits re-checks all its slots when a
  * new round begins, since it may hold any later round.
+ *
+ * An entry that migrates goes to a lower level, whose range this pass has
+ * visited already: it is re-filed at once, as seen from @now, and so is an
+ * insert between two calls of a pass (hier_insert()). A pass that runs out
+ * of budget keeps its level and slot, and resumes there.
  */
-static void hier_advance(struct tw_wheel *w, u64 now, struct list_head *expired)
+static bool hier_advance(struct tw_wheel *w, u64 now,
+			 struct list_head *expired, u64 *budget)
 {
 	struct hier_wheel *hw = w->priv;
 	u64 old = w->now;
-	LIST_HEAD(moving);
-	u32 lvl, first, last;
+	u32 first, last, end;
 	bool same;
 
-	for (lvl = 0; lvl < hw->levels; lvl++) {
-		same = calc_above(hw, old, lvl) == calc_above(hw, now, lvl);
-		first = calc_digit(hw, old, lvl) + 1;
-		last = same ? calc_digit(hw, now, lvl) : hw->mask;
-		if (!same && lvl == hw->levels - 1)
+	if (!hw->passing) {
+		hw->passing = true;
+		hw->lvl = 0;
+		hw->level_started = false;
+	}
+	for (; hw->lvl < hw->levels; hw->lvl++, hw->level_started = false) {
+		same = calc_above(hw, old, hw->lvl) ==
+		       calc_above(hw, now, hw->lvl);
+		first = calc_digit(hw, old, hw->lvl) + 1;
+		last = same ? calc_digit(hw, now, hw->lvl) : hw->mask;
+		if (!same && hw->lvl == hw->levels - 1)
 			first = 0;
-		if (first <= last)
-			collect_range(w, hw, lvl, first, last, now, expired,
-				      &moving);
+		if (first <= last) {
+			if (!hw->level_started) {
+				hw->idx = calc_index(hw, hw->lvl, first);
+				hw->level_started = true;
+			}
+			end = calc_index(hw, hw->lvl, last) + 1;
+			for (hw->idx = tw_slots_find(&hw->slots, hw->idx, end);
+			     hw->idx < end;
+			     hw->idx = tw_slots_find(&hw->slots, hw->idx + 1,
+						     end)) {
+				if (!*budget ||
+				    !collect_slot(w, hw, hw->lvl, hw->idx, now,
+						  expired, budget))
+					return false;
+			}
+		}
 		if (same)
 			break;
 	}
-	migrate(w, hw, now, &moving);
+	hw->passing = false;
+	return true;
 }
 
 /*
@@ -343,13 +375,26 @@ static u64 hier_next(struct tw_wheel *w)
 	return TW_NEVER;
 }
 
+static bool hier_placed_from(struct hier_wheel *hw, const struct tw_entry *e,
+			     u32 idx, u64 now)
+{
+	u32 lvl = calc_level(hw, e->expires, now);
+
+	return calc_index(hw, lvl, calc_digit(hw, e->expires, lvl)) == idx;
+}
+
+/*
+ * Filed as seen from w->now; during a pass, an entry the pass has moved or
+ * that was inserted meanwhile is filed as seen from its target.
+ */
 static bool hier_placed(struct tw_wheel *w, const struct tw_entry *e,
 			u32 idx)
 {
 	struct hier_wheel *hw = w->priv;
-	u32 lvl = calc_level(hw, e->expires, w->now);
 
-	return calc_index(hw, lvl, calc_digit(hw, e->expires, lvl)) == idx;
+	return hier_placed_from(hw, e, idx, w->now) ||
+	       (e->expires > w->target &&
+		hier_placed_from(hw, e, idx, w->target));
 }
 
 static int hier_check(struct tw_wheel *w)

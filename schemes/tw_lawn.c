@@ -65,6 +65,8 @@ struct tw_lawn_queue {
  * @hash_bits:	log2 of the buckets, at least log2(geo.lawn_ttls)
  * @first:	the earliest expiry of a queue head, unless @first_stale
  * @first_stale: @first must be recomputed from the queue heads
+ * @passing:	a pass that ran out of budget is in progress (tw.h)
+ * @cursor:	the queues slots[0..@cursor) are still to mow in that pass
  */
 struct tw_lawn {
 	struct tw_lawn_queue *queues;
@@ -74,6 +76,8 @@ struct tw_lawn {
 	u32 hash_bits;
 	u64 first;
 	bool first_stale;
+	bool passing;
+	u32 cursor;
 };
 
 static struct tw_lawn *tw_lawn_of(struct tw_wheel *w)
@@ -218,22 +222,37 @@ static u64 tw_lawn_first(struct tw_lawn *l)
 	return first;
 }
 
-/* Mow the lawn: pop the due heads of every queue. */
-static void tw_lawn_advance(struct tw_wheel *w, u64 now,
-			    struct list_head *expired)
+/*
+ * Mow the lawn: pop the due heads of every queue, one unit of *@budget per
+ * head looked at. A pass that runs out of budget keeps its place, @cursor:
+ * a queue taken meanwhile lands at or above it (its entries are not due in
+ * this pass), and a queue released meanwhile may move one already mown
+ * below it, to be looked at once more. Such a pass leaves @first stale.
+ */
+static bool tw_lawn_advance(struct tw_wheel *w, u64 now,
+			    struct list_head *expired, u64 *budget)
 {
 	struct tw_lawn *l = tw_lawn_of(w);
 	u64 first = TW_NEVER, seen = 0;
 	struct tw_lawn_queue *q;
 	struct tw_entry *e;
+	bool done = true;
 	u32 i;
 
-	if (!l->first_stale && now < l->first)
-		return;
+	if (!l->passing) {
+		if (!l->first_stale && now < l->first)
+			return true;
+		l->cursor = l->nr_active;
+	}
 	/* Downwards, so that releasing slots[i] only moves a visited queue. */
-	for (i = l->nr_active; i-- > 0;) {
+	for (i = min(l->cursor, l->nr_active); i-- > 0;) {
 		q = &l->queues[l->slots[i]];
 		while (q->len) {
+			if (!*budget) {
+				done = false;
+				break;
+			}
+			(*budget)--;
 			e = tw_lawn_head(q);
 			seen++;
 			if (e->expires > now) {
@@ -246,10 +265,23 @@ static void tw_lawn_advance(struct tw_wheel *w, u64 now,
 		}
 		if (!q->len)
 			tw_lawn_release(l, q);
+		if (!done) {
+			l->cursor = i + 1;
+			break;
+		}
 	}
-	l->first = first;
-	l->first_stale = false;
 	w->stats.examined += seen;
+	if (!done) {
+		l->passing = true;
+		l->first_stale = true;
+		return false;
+	}
+	if (!l->passing) {
+		l->first = first;
+		l->first_stale = false;
+	}
+	l->passing = false;
+	return true;
 }
 
 static u64 tw_lawn_next(struct tw_wheel *w)
@@ -338,9 +370,10 @@ static int tw_lawn_check(struct tw_wheel *w)
 		       (unsigned long long)tw_lawn_first(l));
 		return -EUCLEAN;
 	}
-	if (n != w->nr_pending) {
-		pr_err("lawn: %llu entries, %llu pending\n",
-		       (unsigned long long)n, (unsigned long long)w->nr_pending);
+	if (n != tw_nr_linked(w)) {
+		pr_err("lawn: %llu entries, %llu linked\n",
+		       (unsigned long long)n,
+		       (unsigned long long)tw_nr_linked(w));
 		return -EUCLEAN;
 	}
 	return 0;

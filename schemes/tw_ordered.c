@@ -84,14 +84,21 @@ static void tw_ordered_remove(struct tw_wheel *w, struct tw_entry *e)
 	list_del_init(&e->list);
 }
 
-static void tw_ordered_advance(struct tw_wheel *w, u64 now,
-			       struct list_head *expired)
+/* The due entries lead: a pass that stops leaves the rest of them there. */
+static bool tw_ordered_advance(struct tw_wheel *w, u64 now,
+			       struct list_head *expired, u64 *budget)
 {
 	struct list_head *head = &tw_ordered_of(w)->head;
 	struct tw_entry *e;
+	bool done = true;
 	u64 seen = 0;
 
 	while (!list_empty(head)) {
+		if (!*budget) {
+			done = false;
+			break;
+		}
+		(*budget)--;
 		e = list_first_entry(head, struct tw_entry, list);
 		seen++;
 		if (e->expires > now)
@@ -99,6 +106,7 @@ static void tw_ordered_advance(struct tw_wheel *w, u64 now,
 		list_move_tail(&e->list, expired);
 	}
 	w->stats.examined += seen;
+	return done;
 }
 
 static u64 tw_ordered_next(struct tw_wheel *w)
@@ -129,9 +137,10 @@ static int tw_ordered_check(struct tw_wheel *w)
 		last = e->expires;
 		n++;
 	}
-	if (n != w->nr_pending) {
-		pr_err("ordered: %llu entries, %llu pending\n",
-		       (unsigned long long)n, (unsigned long long)w->nr_pending);
+	if (n != tw_nr_linked(w)) {
+		pr_err("ordered: %llu entries, %llu linked\n",
+		       (unsigned long long)n,
+		       (unsigned long long)tw_nr_linked(w));
 		return -EUCLEAN;
 	}
 	return 0;

@@ -16,6 +16,13 @@
  *
  * Slot lists are FIFO: entries are linked at the tail, so among entries due
  * at the same tick the first inserted is the first collected.
+ *
+ * A visit that spends its budget partway through a slot (tw.h, "Budgets")
+ * leaves a cursor in it: a bare list node, @cursor, linked just before the
+ * next entry to look at. Removes unlink around it, inserts go to the tail
+ * behind it, and the next call resumes after it, so each entry is looked at
+ * once and the slot keeps its order. A slot holding the cursor counts as
+ * busy; the walks that are not visits (len, check) step over it.
  */
 #ifndef CALLOUT_TW_SLOTS_H
 #define CALLOUT_TW_SLOTS_H
@@ -27,6 +34,10 @@
  * @head:	@nr list heads, one per slot
  * @busy:	bit i set iff @head[i] is non-empty
  * @nr:		number of slots
+ * @cursor:	where a visit that stopped resumes, linked in slot
+ *		@cursor_idx while @stopped
+ * @cursor_idx:	the slot of @cursor
+ * @stopped:	a visit stopped partway and holds @cursor
  *
  * Locked by the caller of the tw_ops, as the wheel is.
  */
@@ -34,6 +45,9 @@ struct tw_slots {
 	struct list_head *head;
 	unsigned long *busy;
 	u32 nr;
+	struct list_head cursor;
+	u32 cursor_idx;
+	bool stopped;
 };
 
 static inline void tw_slots_free(struct tw_slots *s)
@@ -59,6 +73,8 @@ static inline int tw_slots_alloc(struct tw_slots *s, u32 nr)
 	for (i = 0; i < nr; i++)
 		INIT_LIST_HEAD(&s->head[i]);
 	s->nr = nr;
+	INIT_LIST_HEAD(&s->cursor);
+	s->stopped = false;
 	return 0;
 }
 
@@ -86,6 +102,33 @@ static inline void tw_slots_settle(struct tw_slots *s, u32 idx)
 {
 	if (list_empty(&s->head[idx]))
 		__clear_bit(idx, s->busy);
+}
+
+/*
+ * The first list node of slot @idx a visit looks at: its first entry, or,
+ * resuming a visit that stopped there, the one after the cursor, which is
+ * taken out. The visit walks on with ->next until it reaches the head.
+ */
+static inline struct list_head *tw_slots_resume(struct tw_slots *s, u32 idx)
+{
+	struct list_head *pos;
+
+	if (!s->stopped)
+		return s->head[idx].next;
+	WARN_ON_ONCE(s->cursor_idx != idx);
+	pos = s->cursor.next;
+	list_del_init(&s->cursor);
+	s->stopped = false;
+	return pos;
+}
+
+/* Stop the visit of slot @idx before @pos, an entry it has not looked at. */
+static inline void tw_slots_stop(struct tw_slots *s, u32 idx,
+				 struct list_head *pos)
+{
+	list_add_tail(&s->cursor, pos);
+	s->cursor_idx = idx;
+	s->stopped = true;
 }
 
 /* Unlink @e from the slot it is in, in O(1) thanks to @e->idx. */
@@ -173,7 +216,8 @@ static inline u64 tw_slots_len(const struct tw_slots *s, u32 idx)
 	if (idx >= s->nr)
 		return 0;
 	list_for_each(pos, &s->head[idx])
-		len++;
+		if (pos != &s->cursor)
+			len++;
 	return len;
 }
 
@@ -183,9 +227,10 @@ static inline u64 tw_slots_len(const struct tw_slots *s, u32 idx)
  * @w:		their wheel
  * @placed:	the scheme's rule: true iff @e belongs in slot @idx
  *
- * Checks that each slot's busy bit is set iff the slot is non-empty, that
- * every entry is pending, due after w->now, knows its slot (@e->idx) and is
- * in the slot @placed says, and that the entries add up to w->nr_pending.
+ * Checks that each slot's busy bit is set iff the slot is non-empty (the
+ * cursor of a stopped visit counts), that every entry is pending, due after
+ * w->now, knows its slot (@e->idx) and is in the slot @placed says, and
+ * that the entries add up to those the scheme holds (tw_nr_linked()).
  *
  * Return: 0, or -EUCLEAN (with the first broken invariant logged).
  */
@@ -194,10 +239,17 @@ static inline int tw_slots_check(const struct tw_slots *s, struct tw_wheel *w,
 						const struct tw_entry *e,
 						u32 idx))
 {
+	const struct list_head *pos;
 	const struct tw_entry *e;
 	u64 count = 0;
 	u32 idx;
 
+	if (s->stopped && (s->cursor_idx >= s->nr ||
+			   !test_bit(s->cursor_idx, s->busy))) {
+		pr_err("%s: a visit stopped in slot %u, not busy\n",
+		       w->ops->name, s->cursor_idx);
+		return -EUCLEAN;
+	}
 	for (idx = 0; idx < s->nr; idx++) {
 		if (test_bit(idx, s->busy) == list_empty(&s->head[idx])) {
 			pr_err("%s: slot %u: busy bit %d but list %s\n",
@@ -205,7 +257,10 @@ static inline int tw_slots_check(const struct tw_slots *s, struct tw_wheel *w,
 			       list_empty(&s->head[idx]) ? "empty" : "busy");
 			return -EUCLEAN;
 		}
-		list_for_each_entry(e, &s->head[idx], list) {
+		list_for_each(pos, &s->head[idx]) {
+			if (pos == &s->cursor)
+				continue;
+			e = list_entry(pos, struct tw_entry, list);
 			if (e->idx != idx || !(e->flags & TW_PENDING) ||
 			    e->expires <= w->now || !placed(w, e, idx)) {
 				pr_err("%s: slot %u: entry idx %u flags %#x expires %llu misplaced at now %llu\n",
@@ -217,10 +272,10 @@ static inline int tw_slots_check(const struct tw_slots *s, struct tw_wheel *w,
 			count++;
 		}
 	}
-	if (count != w->nr_pending) {
-		pr_err("%s: %llu entries in the slots, %llu pending\n",
+	if (count != tw_nr_linked(w)) {
+		pr_err("%s: %llu entries in the slots, %llu linked\n",
 		       w->ops->name, (unsigned long long)count,
-		       (unsigned long long)w->nr_pending);
+		       (unsigned long long)tw_nr_linked(w));
 		return -EUCLEAN;
 	}
 	return 0;
@@ -286,6 +341,15 @@ static inline u64 tw_slots_slot_len(struct tw_wheel *w, u32 slot)
  * @sorted:	each slot's list is in expiry order, so its due entries lead
  *		it: Scheme 5 keeps it so, and a slot of Scheme 4 holds the
  *		entries of one tick
+ * @earliest:	Scheme 6 only, else NULL: per slot, a tick no later than the
+ *		earliest expiry in it (the hint). Set by an insert into an
+ *		empty slot, lowered by inserts, made exact by a whole visit;
+ *		a remove leaves it, conservatively low. A visit of a slot
+ *		whose hint is after the pass's target skips it in O(1).
+ * @visit_min:	the earliest expiry kept so far by the visit in progress
+ * @passing:	a pass is in progress (tw.h, "Budgets")
+ * @range:	which range of tw_slots_passed() the pass is in
+ * @idx:	the next slot of that range the pass looks at
  *
  * Locked by the caller of the tw_ops.
  */
@@ -293,6 +357,11 @@ struct tw_ring {
 	struct tw_slots slots;
 	u64 mask;
 	bool sorted;
+	u64 *earliest;
+	u64 visit_min;
+	bool passing;
+	u32 range;
+	u32 idx;
 };
 
 /* The slot of tick @expires: its low-order wheel_bits bits, the hash. */
@@ -303,7 +372,7 @@ static inline u32 tw_ring_calc_slot(const struct tw_ring *r, u64 expires)
 
 /*
  * Make w->priv a ring of 1 << w->geo.wheel_bits slots, @sorted as struct
- * tw_ring says.
+ * tw_ring says; an unsorted one gets the earliest-due hints too.
  * Return: 0 or -ENOMEM.
  */
 static inline int tw_ring_init(struct tw_wheel *w, bool sorted)
@@ -322,6 +391,16 @@ static inline int tw_ring_init(struct tw_wheel *w, bool sorted)
 		kfree(r);
 		return ret;
 	}
+	if (!sorted) {
+		/* Any value will do: an insert into an empty slot sets it. */
+		r->earliest = kvcalloc(1U << bits, sizeof(*r->earliest),
+				       GFP_KERNEL);
+		if (!r->earliest) {
+			tw_slots_free(&r->slots);
+			kfree(r);
+			return -ENOMEM;
+		}
+	}
 	r->mask = (1ULL << bits) - 1;
 	r->sorted = sorted;
 	w->priv = r;
@@ -332,6 +411,7 @@ static inline void tw_ring_destroy(struct tw_wheel *w)
 {
 	struct tw_ring *r = w->priv;
 
+	kvfree(r->earliest);
 	tw_slots_free(&r->slots);
 	kfree(r);
 }
@@ -345,62 +425,111 @@ static inline void tw_ring_remove(struct tw_wheel *w, struct tw_entry *e)
 }
 
 /*
- * Visit slot @idx at tick @now: move its due entries onto @expired, in
- * order. In a sorted ring the due entries lead the slot: they are cut off
- * in one piece, and the first entry that is not due ends the visit, since
- * all behind it are later. In an unsorted one (Scheme 6) every entry is
+ * Visit slot @idx for the pass to @now: move its due entries onto
+ * @expired, in order, one unit of *@budget per entry looked at. In a sorted
+ * ring the due entries lead the slot: they are cut off in one piece, and
+ * the first entry that is not due ends the visit, since all behind it are
+ * later; a visit that runs out of budget leaves the rest at the head, where
+ * the next one finds them. In an unsorted one (Scheme 6) every entry is
  * examined, and those not due, a later round's, stay: comparing with the
  * absolute expiry is the paper's "decrement the rounds count and test for
- * zero".
+ * zero"; a visit that runs out of budget leaves the slot's cursor before the
+ * next entry (tw_slots_resume()), and the hint lets a visit skip a slot
+ * where nothing can be due. Return: true when the visit is done, false when
+ * it stopped (*@budget is then 0).
  */
-static inline void tw_ring_collect_slot(struct tw_wheel *w, struct tw_ring *r,
+static inline bool tw_ring_collect_slot(struct tw_wheel *w, struct tw_ring *r,
 					u32 idx, u64 now,
-					struct list_head *expired)
+					struct list_head *expired, u64 *budget)
 {
-	struct list_head *head = &r->slots.head[idx];
-	struct tw_entry *e, *tmp;
+	struct list_head *head = &r->slots.head[idx], *pos, *next;
+	u64 len = 0, left = *budget, least;
+	struct tw_entry *e;
+	bool done = true;
 	LIST_HEAD(due);
-	u64 len = 0;
 
 	if (r->sorted) {
-		list_for_each_entry(e, head, list) {
+		for (pos = head->next; pos != head; pos = pos->next) {
+			if (len == left) {
+				done = false;
+				break;
+			}
 			len++;
-			if (e->expires > now)
+			if (list_entry(pos, struct tw_entry, list)->expires > now)
 				break;
 		}
-		/* &e->list: the first entry not due, or the head itself. */
-		list_cut_position(&due, head, e->list.prev);
+		/* @pos: the first entry not taken, or the head itself. */
+		list_cut_position(&due, head, pos->prev);
 		list_splice_tail(&due, expired);
 	} else {
-		list_for_each_entry_safe(e, tmp, head, list) {
+		if (!r->slots.stopped) {
+			if (r->earliest[idx] > now) {
+				/* Nothing here is due: one unit, no entry. */
+				(*budget)--;
+				return true;
+			}
+			r->visit_min = TW_NEVER;
+		}
+		least = r->visit_min;
+		for (pos = tw_slots_resume(&r->slots, idx); pos != head;
+		     pos = next) {
+			if (len == left) {
+				tw_slots_stop(&r->slots, idx, pos);
+				done = false;
+				break;
+			}
 			len++;
+			next = pos->next;
+			e = list_entry(pos, struct tw_entry, list);
 			if (e->expires <= now)
 				list_move_tail(&e->list, expired);
+			else if (e->expires < least)
+				least = e->expires;
 		}
+		r->visit_min = least;
+		if (done)
+			r->earliest[idx] = least;
 	}
+	*budget -= len;
 	w->stats.examined += len;
 	tw_note_chain(w, len);
 	tw_slots_settle(&r->slots, idx);
+	return done;
 }
 
 /*
  * PERTICK for every tick w->now + 1 .. @now: visit the busy slots those
- * ticks reach, each at most once (all of them for a round or more).
+ * ticks reach, each at most once (all of them for a round or more), from
+ * where the pass stopped, if it did. Return: true when the pass is done.
  */
-static inline void tw_ring_advance(struct tw_wheel *w, u64 now,
-				   struct list_head *expired)
+static inline bool tw_ring_advance(struct tw_wheel *w, u64 now,
+				   struct list_head *expired, u64 *budget)
 {
 	struct tw_ring *r = w->priv;
 	struct tw_slot_range range[2];
-	int i, nr = tw_slots_passed(r->mask, w->now, now, range);
-	u32 idx, end;
+	int nr = tw_slots_passed(r->mask, w->now, now, range);
+	u32 end;
 
-	for (i = 0; i < nr; i++) {
-		end = range[i].last + 1;
-		for (idx = tw_slots_find(&r->slots, range[i].first, end);
-		     idx < end; idx = tw_slots_find(&r->slots, idx + 1, end))
-			tw_ring_collect_slot(w, r, idx, now, expired);
+	if (!r->passing) {
+		r->passing = true;
+		r->range = 0;
+		r->idx = range[0].first;
 	}
+	while (r->range < nr) {
+		end = range[r->range].last + 1;
+		r->idx = tw_slots_find(&r->slots, r->idx, end);
+		if (r->idx >= end) {
+			if (++r->range < nr)
+				r->idx = range[r->range].first;
+			continue;
+		}
+		if (!*budget ||
+		    !tw_ring_collect_slot(w, r, r->idx, now, expired, budget))
+			return false;
+		r->idx++;
+	}
+	r->passing = false;
+	return true;
 }
 
 /*

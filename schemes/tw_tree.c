@@ -92,15 +92,22 @@ static void tw_tree_remove(struct tw_wheel *w, struct tw_entry *e)
 	INIT_LIST_HEAD(&e->list);
 }
 
-static void tw_tree_advance(struct tw_wheel *w, u64 now,
-			    struct list_head *expired)
+/* The due entries lead: a pass that stops leaves the rest of them there. */
+static bool tw_tree_advance(struct tw_wheel *w, u64 now,
+			    struct list_head *expired, u64 *budget)
 {
 	struct rb_root_cached *root = tw_tree_root(w);
 	struct rb_node *node;
 	struct tw_entry *e;
+	bool done = true;
 	u64 seen = 0;
 
 	while ((node = rb_first_cached(root))) {
+		if (!*budget) {
+			done = false;
+			break;
+		}
+		(*budget)--;
 		e = rb_entry(node, struct tw_entry, rb);
 		seen++;
 		if (e->expires > now)
@@ -110,6 +117,7 @@ static void tw_tree_advance(struct tw_wheel *w, u64 now,
 		list_add_tail(&e->list, expired);
 	}
 	w->stats.examined += seen;
+	return done;
 }
 
 static u64 tw_tree_next(struct tw_wheel *w)
@@ -170,9 +178,10 @@ static int tw_tree_check(struct tw_wheel *w)
 		last = e->expires;
 		n++;
 	}
-	if (n != w->nr_pending) {
-		pr_err("tree: %llu nodes, %llu pending\n",
-		       (unsigned long long)n, (unsigned long long)w->nr_pending);
+	if (n != tw_nr_linked(w)) {
+		pr_err("tree: %llu nodes, %llu linked\n",
+		       (unsigned long long)n,
+		       (unsigned long long)tw_nr_linked(w));
 		return -EUCLEAN;
 	}
 	return 0;

@@ -19,7 +19,11 @@
 # loaded, timer_list and hrtimer and the private wheels of all nine schemes
 # at the same N. Then burst expiry, then user space (N up to 100k: N
 # timerfds cost ~1 KB of kernel memory each and seconds to create under
-# TCG), lateness and idle cost.
+# TCG), lateness and idle cost. Then, with callout.ko reloaded with each of
+# hashed, hierarchical and lawn, the burst stall (callout-bench stall: a
+# same-CPU SCHED_FIFO thread's longest gap while an unprivileged process's
+# N one-shots due at one moment expire and its file is closed unread), at
+# N = 50000 and 400000 (--quick: 5000 and 40000).
 # The schemes whose cost is linear in N (list, ordered, bsd: tw_ops.linear,
 # which the benchmark module's "schemes" command reports with the N they
 # stop at, 100000) do fewer repetitions (bench/callout_bench.c says how
@@ -35,7 +39,7 @@ while [ $# -gt 0 ]; do
 	--quick) quick=1 repeat=1; shift ;;
 	--repeat) repeat=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	-h|--help) sed -n '4,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,30s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -45,9 +49,10 @@ out=$(cd "$out" && pwd)
 
 if [ "$quick" = 1 ]; then
 	kns='10 100 1000' uns='10 1000' late_n=200 idle_s=1
+	stall_ns='5000 40000' oneslot_n=1000
 else
 	kns='10 100 1000 10000 100000 1000000' uns='10 100 1000 10000 100000'
-	late_n=1000 idle_s=5
+	late_n=1000 idle_s=5 stall_ns='50000 400000' oneslot_n=1000000
 fi
 
 # The guest's part: one result line "BENCH rep=R ..." per measurement and a
@@ -56,6 +61,7 @@ guest=$out/bench-guest.sh
 cat >"$guest" <<EOF
 #!/bin/sh
 R=$repeat KNS='$kns' UNS='$uns' LATE_N=$late_n IDLE_S=$idle_s
+STALL_NS='$stall_ns' ONESLOT_N=$oneslot_n
 EOF
 cat >>"$guest" <<'EOF'
 B=/sys/kernel/debug/callout/bench
@@ -121,6 +127,8 @@ while [ $rep -le "$R" ]; do
 		[ "$KNS" = '10 100 1000' ] && bn=1000
 		k burst scheme=$s n=$bn
 	done
+	step "tick_oneslot: $ONESLOT_N callouts due in an hour in one slot"
+	k tick_oneslot scheme=hashed n=$ONESLOT_N
 	k sizes
 	k clock reps=100000
 	for n in $UNS; do
@@ -135,6 +143,13 @@ while [ $rep -le "$R" ]; do
 	step "lateness of $LATE_N one-shots, idle cost ($IDLE_S s x 3)"
 	u late -n $LATE_N
 	u idle -s $IDLE_S
+	for fs in hashed hierarchical lawn; do
+		load $fs
+		for n in $STALL_NS; do
+			step "scheme=$fs: burst stall, $n one-shots"
+			u stall -n $n
+		done
+	done
 	rep=$((rep + 1))
 done
 # The VM unloads callout.ko at the end: its user goes first.
@@ -155,8 +170,9 @@ chmod +x "$guest"
 echo "bench: building callout.ko and tools, results in ${out#"$top"/}"
 make -s modules tools >/dev/null
 export CALLOUT_VM_NOBUILD=1
-# About 200 s a repetition here (2 vCPUs under TCG, a shared host).
-export CALLOUT_VM_TIMEOUT=${CALLOUT_VM_TIMEOUT:-$((repeat * 400 + 240))}
+# About 200 s a repetition here (2 vCPUs under TCG, a shared host), and
+# up to two minutes more for the burst stall.
+export CALLOUT_VM_TIMEOUT=${CALLOUT_VM_TIMEOUT:-$((repeat * 600 + 240))}
 set +e
 scripts/vm.sh run --smp 2 --mem 3072 --add build/tools/callout-bench \
 	--add "$guest" -- sh /add/bench-guest.sh 2>&1 |
@@ -235,7 +251,8 @@ ratio() {
 }
 # target TEXT OK: one checklist line.
 target() {
-	printf -- '- [%s] %s\n' "$([ "$2" = 1 ] && echo x || echo ' ')" "$1"
+	printf -- '- [%s] %s: %s\n' "$([ "$2" = 1 ] && echo x || echo ' ')" \
+		"$([ "$2" = 1 ] && echo met || echo missed)" "$1"
 }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "-" && b != "-" && a + 0 <= b + 0) }'; }
 
@@ -254,6 +271,8 @@ fig9=(wheel:bsd wheel:hashed wheel:hierarchical handle:hashed hash:hashed
 	echo "their linear step (tw_ops.linear; see bench/callout_bench.c)."
 	table "Fig. 9: ns per set+unset pair, N pending (wheel: the scheme alone)" \
 		pair_ns "$kns" "${fig9[@]}"
+	table "The old interface against the handle: ns per pair" \
+		pair_ns "$kns" handle:hashed hash:hashed handle:hierarchical hash:hierarchical
 	table "Every scheme alone: ns per remove+insert pair" pair_ns "$kns" "${wheels[@]}"
 	table "Every scheme alone: ns per tick, N pending, none due" tick_ns "$kns" "${wheels[@]}"
 	printf '\n### Expiring a burst: ns per entry\n\n| series | N | expire_ns |\n|---|---:|---:|\n'
@@ -279,6 +298,26 @@ fig9=(wheel:bsd wheel:hashed wheel:hierarchical handle:hashed hash:hashed
 	for p in none far periodic10ms; do
 		printf '| %s | %s | %s |\n' "$p" "$(cell callout 0 ${p}_ticks_per_s)" "$(cell callout 0 ${p}_hrtimer_per_s)"
 	done
+	read -r sn1 sn2 <<<"$stall_ns"
+	printf '\n### Burst stall: longest gap of a same-CPU SCHED_FIFO thread, ms\n\n'
+	printf 'N one-shots due at one moment on that CPU, set by an unprivileged process that closes its file unread\n'
+	printf '(callout-bench stall). gap_ms: the longest; expire: before close(), close: during it.\n\n'
+	printf 'set_before_due: 1 when all N were set before they were due (else the burst was spread out).\n\n'
+	printf '| scheme | N | gap_ms | expire_gap_ms | close_gap_ms | close_ms | set_before_due |\n'
+	printf '|---|---:|---:|---:|---:|---:|---:|\n'
+	for s in hashed hierarchical lawn; do
+		for n in $stall_ns; do
+			printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$s" "$n" "$(cell "burst_stall:$s" "$n" gap_ms)" \
+				"$(cell "burst_stall:$s" "$n" expire_gap_ms)" "$(cell "burst_stall:$s" "$n" close_gap_ms)" \
+				"$(cell "burst_stall:$s" "$n" close_ms)" "$(cell "burst_stall:$s" "$n" set_before_due)"
+		done
+	done
+	printf '\n### One full slot: hashed, %s callouts due in an hour, all in one slot, none due\n\n' "$oneslot_n"
+	printf 'One round of the wheel (%s ticks), each slot visited once: the mean tick, the visit of the full slot\n' \
+		"$(med tick_oneslot:hashed "$oneslot_n" round_ticks)"
+	printf '(%s entries examined), the mean of the other ticks: tick_ns %s, slot_ns %s, other_tick_ns %s.\n' \
+		"$(med tick_oneslot:hashed "$oneslot_n" slot_examined)" "$(cell tick_oneslot:hashed "$oneslot_n" tick_ns)" \
+		"$(cell tick_oneslot:hashed "$oneslot_n" slot_ns)" "$(cell tick_oneslot:hashed "$oneslot_n" other_tick_ns)"
 	printf '\n### Bytes per pending timer\n\n'
 	printf 'sizeof: tw_entry %s, struct callout %s, timer_list %s, hrtimer %s.\n' \
 		"$(med sizes 0 tw_entry)" "$(med sizes 0 callout)" "$(med sizes 0 timer_list)" "$(med sizes 0 hrtimer)"
@@ -316,6 +355,24 @@ fig9=(wheel:bsd wheel:hashed wheel:hierarchical handle:hashed hash:hashed
 	done
 	e=$(awk -F, '$2 == "callout_vs_timerfd" && $4 ~ /^callout.*_early$/ { s += $5 } END { print s + 0 }' "$out/raw.csv")
 	target "zero early expiries: $e early in all runs" "$([ "$e" = 0 ] && echo 1 || echo 0)"
+	for s in hashed hierarchical; do
+		for n in $kns; do
+			r=$(ratio "$(med hash:$s "$n" pair_ns)" "$(med handle:$s "$n" pair_ns)")
+			target "hash:$s within 1.5x of handle:$s at N=$n: ${r}x" \
+				"$(awk -v r="$r" 'BEGIN { print (r != "-" && r <= 1.5) }')"
+		done
+	done
+	for n in $uns; do
+		r=$(ratio "$(med callout_timeout "$n" pair_ns)" "$(med callout_set "$n" pair_ns)")
+		target "callout_timeout within 1.3x of callout_set (pair_ns) at N=$n: ${r}x" \
+			"$(awk -v r="$r" 'BEGIN { print (r != "-" && r <= 1.3) }')"
+	done
+	for s in hashed hierarchical lawn; do
+		a=$(med "burst_stall:$s" "$sn2" gap_ms) b=$(med "burst_stall:$s" "$sn1" gap_ms)
+		r=$(ratio "$a" "$b")
+		target "burst_stall:$s gap at N=$sn2 within 2x of N=$sn1: $a vs $b ms, ${r}x" \
+			"$(awk -v r="$r" 'BEGIN { print (r != "-" && r <= 2) }')"
+	done
 	p=$(med callout_vs_timerfd "$late_n" callout_p99_ns)
 	target "p99 lateness within 2 ticks (2000000 ns): $p ns" "$(le "$p" 2000000 && echo 1 || echo 0)"
 	i=$(med callout 0 none_hrtimer_per_s)

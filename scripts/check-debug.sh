@@ -134,6 +134,39 @@ exit $failed
 EOF
 }
 
+# The guest's part of the left-timeout boot. callout_client.ko test=leave
+# arms a far callout_timeout() of kfree(NULL) and leaves it pending when it
+# is unloaded; callout.ko's unload must cancel it, warn once naming kfree
+# (the one splat line vm.sh is told to expect) and free it: a callout left
+# in its cache would make kmem_cache_destroy() report it (a BUG line, which
+# fails the boot), and KASAN watches the cancel.
+leave_script() {
+	cat <<'EOF'
+#!/bin/sh
+dir=/lib/modules/$(uname -r)/extra
+n=0 failed=0
+result() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=1; fi
+}
+echo "TAP version 13"
+echo "1..4"
+insmod "$dir/callout_client.ko" test=leave
+result $? "insmod callout_client.ko test=leave: a far timeout armed"
+rmmod callout_client && rmmod callout
+result $? "rmmod callout_client, then callout with its timeout pending"
+dmesg | grep -A 2 'left timeout' | sed 's/^/# /'
+warned=$(dmesg | grep -c 'a kernel caller left timeout kfree.* pending')
+result $((warned != 1)) "the unload warns once, naming kfree ($warned)"
+dmesg | grep -q 'callout: unloaded'
+result $? "callout.ko unloaded"
+# vm.sh unloads callout.ko at the end: load it back.
+# shellcheck disable=SC2086 # CALLOUT_PARAMS is a list of k=v words
+insmod "$CALLOUT_KO" $CALLOUT_PARAMS
+exit $failed
+EOF
+}
+
 debug_build() {
 	local dir
 	dir=$("$top/scripts/debug-kernel.sh")
@@ -171,6 +204,16 @@ debug_main() {
 			--add "$logs/check-debug-inversion.sh" -- check-debug-inversion.sh || rc=$?
 		account "planted func/unset_sync inversion, lockdep's report expected" \
 			"$logs/inversion.log" "$([ "$rc" -eq 0 ] || echo "vm.sh exited $rc")"
+
+		rc=0
+		leave_script >"$logs/check-debug-leave.sh"
+		chmod 755 "$logs/check-debug-leave.sh"
+		step leave env CALLOUT_VM_NOBUILD=1 scripts/vm.sh run --kernel "$kver" \
+			--smp 2 --params "$params" \
+			--expect-splat 'WARNING: .*timeout\.c' \
+			--add "$logs/check-debug-leave.sh" -- check-debug-leave.sh || rc=$?
+		account "a timeout left pending at unload, its warning expected" \
+			"$logs/leave.log" "$([ "$rc" -eq 0 ] || echo "vm.sh exited $rc")"
 	fi
 
 	echo "# ===================="

@@ -30,6 +30,23 @@
  *            ticks_run) and its hrtimer expiries per second (the
  *            timer:hrtimer_expire_entry tracepoint filtered to callout_tick);
  *            then with a 10 ms periodic callout, the control (about 100/s)
+ *   stall    the longest stall of a same-CPU real-time thread while N
+ *            one-shots come due at one moment and their file is closed
+ *            unread (needs root, to make that thread SCHED_FIFO and to drop
+ *            to nobody for the rest): an unprivileged process pinned to the
+ *            last online CPU sets N callouts due at one absolute time (all
+ *            on that CPU's base), sleeps until 300 ms after it and closes
+ *            the file (the time allowed to set them is 4x what 2000 SETs
+ *            took just before, at least 40 us a SET: set_before_due says
+ *            whether it sufficed); from its last SET to the return of its
+ *            close(), a SCHED_FIFO priority-1 thread on the same CPU
+ *            alternates 200 us
+ *            of reading CLOCK_MONOTONIC in a loop with 200 us of sleep (so
+ *            the other process gets the CPU without RT throttling) and
+ *            keeps its longest gap: between two reads, or from the wake-up
+ *            asked for to the first read after it. gap_ms, and the same
+ *            split by when the gap ended: expire_gap_ms before close(),
+ *            close_gap_ms during it; close_ms, how long close() took
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -42,10 +59,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -668,10 +688,206 @@ static void run_idle(void)
 	write_file(EV "filter", "0\n");
 }
 
+/*
+ * What the two processes of the stall test share. phase: 0 setting, 1
+ * waiting for the callouts to expire, 2 closing, 3 done (the setter
+ * writes it, the spinner reads it).
+ */
+struct stall_shared {
+	int phase;
+	int ready;			/* the spinner runs as SCHED_FIFO */
+	u64 gap_ns[3];			/* longest gap that ended in phase 1, 2 */
+	u64 close_ns;
+	u64 set_ns;			/* time allowed each SET */
+	int set_before_due;
+	int err;			/* errno of what failed in the setter */
+};
+
+/* The two processes share @phase and @ready: read and write them whole. */
+#define STALL_GET(x)	__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define STALL_PUT(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+
+#define STALL_SPIN_NS	200000ULL
+#define STALL_SLEEP_NS	200000ULL
+#define STALL_SET_NS	40000ULL	/* the least time allowed a SET */
+#define STALL_CALIBRATE	2000ULL		/* SETs timed to plan the due time */
+#define STALL_MARGIN	4ULL		/* times the SET time so timed */
+
+static void stall_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+static void stall_note(struct stall_shared *sh, int phase, u64 gap)
+{
+	if (phase >= 1 && phase <= 2 && gap > sh->gap_ns[phase])
+		sh->gap_ns[phase] = gap;
+}
+
+/* The SCHED_FIFO thread: spin, sleep, keep the longest gap. */
+static void stall_spinner(struct stall_shared *sh, int cpu)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	struct timespec ts;
+	u64 t, last, wake;
+	int phase;
+
+	stall_pin(cpu);
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		die("SCHED_FIFO (the stall test needs root)");
+	STALL_PUT(sh->ready, 1);
+	while (STALL_GET(sh->phase) == 0)
+		usleep(1000);
+	for (;;) {
+		phase = STALL_GET(sh->phase);
+		if (phase >= 3)
+			break;
+		last = now_ns();
+		wake = last + STALL_SPIN_NS;
+		do {
+			t = now_ns();
+			stall_note(sh, STALL_GET(sh->phase), t - last);
+			last = t;
+		} while (t < wake);
+		wake = t + STALL_SLEEP_NS;
+		ts.tv_sec = wake / NS;
+		ts.tv_nsec = wake % NS;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		t = now_ns();
+		stall_note(sh, STALL_GET(sh->phase), t - wake);
+	}
+}
+
+/* The unprivileged process: N one-shots due at once, then close unread. */
+static void stall_setter(struct stall_shared *sh, int cpu)
+{
+	struct callout_set s = { 0 };
+	struct timespec ts;
+	u64 i, due, t, t0;
+	int fd, scratch;
+
+	stall_pin(cpu);
+	if (setgid(65534) || setuid(65534)) {
+		sh->err = errno;
+		return;
+	}
+	fd = open("/dev/callout", O_RDWR);
+	if (fd < 0) {
+		sh->err = errno;
+		return;
+	}
+	/*
+	 * The time a SET takes here and now (on a shared host it varies
+	 * several-fold), from SETs an hour ahead on a scratch file: allow
+	 * STALL_MARGIN times that, at least STALL_SET_NS, so that all N are
+	 * set before the first is due (set_before_due says whether they were).
+	 */
+	scratch = open("/dev/callout", O_RDWR);
+	if (scratch < 0) {
+		sh->err = errno;
+		return;
+	}
+	s.timeout_ns = 3600 * NS;
+	t0 = now_ns();
+	for (i = 0; i < STALL_CALIBRATE; i++) {
+		if (ioctl(scratch, CALLOUT_IOC_SET, &s)) {
+			sh->err = errno;
+			return;
+		}
+	}
+	sh->set_ns = (now_ns() - t0) / STALL_CALIBRATE * STALL_MARGIN;
+	close(scratch);
+	if (sh->set_ns < STALL_SET_NS)
+		sh->set_ns = STALL_SET_NS;
+	due = now_ns() + 500000000ULL + n * sh->set_ns;
+	for (i = 0; i < n; i++) {
+		t = now_ns();
+		s.cookie = i;
+		s.timeout_ns = due > t ? due - t : 1;
+		if (ioctl(fd, CALLOUT_IOC_SET, &s)) {
+			sh->err = errno;
+			return;
+		}
+	}
+	sh->set_before_due = now_ns() < due;
+	STALL_PUT(sh->phase, 1);
+	t = due + 300000000ULL;
+	ts.tv_sec = t / NS;
+	ts.tv_nsec = t % NS;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	STALL_PUT(sh->phase, 2);
+	t0 = now_ns();
+	close(fd);
+	sh->close_ns = now_ns() - t0;
+	STALL_PUT(sh->phase, 3);
+}
+
+static void run_stall(void)
+{
+	struct stall_shared *sh;
+	char scheme[64] = "?";
+	pid_t spinner, setter;
+	long cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	int status;
+	FILE *f;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		die("mmap");
+	memset(sh, 0, sizeof(*sh));
+	f = fopen("/sys/module/callout/parameters/scheme", "r");
+	if (f) {
+		if (fscanf(f, "%63s", scheme) != 1)
+			strcpy(scheme, "?");
+		fclose(f);
+	}
+	fflush(stdout);
+	spinner = fork();
+	if (spinner < 0)
+		die("fork");
+	if (!spinner) {
+		stall_spinner(sh, cpu);
+		_exit(0);
+	}
+	while (!STALL_GET(sh->ready)) {
+		if (waitpid(spinner, &status, WNOHANG) == spinner)
+			die("the SCHED_FIFO thread failed");
+		usleep(1000);
+	}
+	setter = fork();
+	if (setter < 0)
+		die("fork");
+	if (!setter) {
+		stall_setter(sh, cpu);
+		STALL_PUT(sh->phase, 3);
+		_exit(0);
+	}
+	if (waitpid(setter, &status, 0) != setter || waitpid(spinner, NULL, 0) != spinner)
+		die("waitpid");
+	if (sh->err) {
+		errno = sh->err;
+		die("the unprivileged setter");
+	}
+	printf("test=burst_stall scheme=%s n=%llu cpu=%ld", scheme, n, cpu);
+	printf(" gap_ms=%.3f expire_gap_ms=%.3f close_gap_ms=%.3f",
+	       (sh->gap_ns[1] > sh->gap_ns[2] ? sh->gap_ns[1] : sh->gap_ns[2]) / 1e6,
+	       sh->gap_ns[1] / 1e6, sh->gap_ns[2] / 1e6);
+	printf(" close_ms=%.3f set_before_due=%d set_allowed_ns=%llu\n",
+	       sh->close_ns / 1e6, sh->set_before_due, sh->set_ns);
+}
+
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"Usage: callout-bench floor|set|reset|timeout|timerfd|posix|late|idle\n"
+		"Usage: callout-bench floor|set|reset|timeout|timerfd|posix|late|idle|stall\n"
 		"       [-n N] [-r REPS] [-s SECONDS] [-m MIN_MS] [-M MAX_MS]\n"
 		"One line of key=value results; the top of the source says what each is.\n");
 	exit(status);
@@ -686,6 +902,7 @@ int main(int argc, char **argv)
 		{ "floor", run_floor }, { "timeout", run_timeout },
 		{ "timerfd", run_timerfd }, { "posix", run_posix },
 		{ "late", run_late }, { "idle", run_idle },
+		{ "stall", run_stall },
 	};
 	unsigned int i;
 	int opt;

@@ -41,7 +41,8 @@
  * @delta:	scheme-private (the bsd scheme's differential time); shares the
  *		rb_node's space, so an entry stays 40 bytes
  * @idx:	scheme-private (slot or queue index, for O(1) bitmap upkeep)
- * @flags:	TW_PENDING while the entry is in a wheel; the other bits belong
+ * @flags:	TW_PENDING while the entry is in a wheel (TW_DUE too while it
+ *		waits on the wheel's list of due entries); the other bits belong
  *		to the entry's owner, the scheme library never touches them
  *
  * The scheme library (schemes/tw.h) links and unlinks it. It is defined

@@ -43,6 +43,19 @@
 #define setup_skipped(m)	((m)->skip)
 #endif
 
+/* Write @val to the tracefs file @path: 0 or -errno. */
+static inline int tracefs_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -EIO;
+}
+
 /*
  * make check boots the VM once per set of module parameters and runs every
  * suite in each boot, telling the suites which boot it is in CALLOUT_BOOT

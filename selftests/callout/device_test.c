@@ -149,7 +149,7 @@ TEST_F(dev, unknown_ioctl)
  * charged to the user's memory cgroup (GFP_KERNEL_ACCOUNT, SLAB_ACCOUNT
  * caches), slab objects to the byte, with less than a page per CPU held in
  * the per-CPU byte stocks: it moves by a page either way. A leak of the
- * smallest thing a file allocates, a 152-byte ucallout, adds 160 kB over
+ * smallest thing a file allocates, a 256-byte ucallout, adds 256 kB over
  * LEAK_FILES files; of the file itself, its handle table's page and its
  * callouts, well over 4 MB.
  */
@@ -160,14 +160,15 @@ TEST_F(dev, unknown_ioctl)
 /*
  * One file through everything a close() can meet: a far one-shot and a
  * far TIMEOUT pending, a periodic callout firing every tick, a TIMEOUT
- * cancelled (freed after RCU), a one-shot that fires, one event read and
- * the others left unread, a spare left by an UNSET. Return: NULL, or what
- * failed.
+ * cancelled (kept on the file's free list), a one-shot and a TIMEOUT that
+ * fire, one event read and the others left unread, a spare left by an
+ * UNSET. Return: NULL, or what failed.
  */
 static const char *leak_cycle(const struct callout_info *info, __u64 far)
 {
 	struct callout_timeout t = { .func = 4, .arg = 4 };
 	struct callout_timeout t2 = { .func = 5, .arg = 5 };
+	struct callout_timeout t3 = { .func = 6, .arg = 6, .ticks = 1 };
 	struct callout_untimeout u = { .func = 5, .arg = 5 };
 	struct callout_event ev;
 	struct pollfd p;
@@ -190,6 +191,8 @@ static const char *leak_cycle(const struct callout_info *info, __u64 far)
 	else if (ioctl(fd, CALLOUT_IOC_TIMEOUT, &t2) ||
 		 ioctl(fd, CALLOUT_IOC_UNTIMEOUT, &u))
 		why = "TIMEOUT and UNTIMEOUT";
+	else if (ioctl(fd, CALLOUT_IOC_TIMEOUT, &t3))
+		why = "TIMEOUT one tick";
 	else if (set_callout(fd, info->tick_ns, 0, 3, NULL))
 		why = "SET one tick";
 	else if (poll(&p, 1, 10000) != 1 ||
@@ -223,7 +226,7 @@ FIXTURE_TEARDOWN(leak)
  * Files with callouts in every state, opened and closed by a child in a
  * memory cgroup of its own: once they are closed, the cgroup's kernel
  * memory is back within LEAK_SLACK of where it was after a few files (RCU
- * frees, such as a TIMEOUT's or a struct file's, and the cgroup's
+ * frees, such as a struct file's or a timeout slab's page, and the cgroup's
  * statistics get up to 20 s: far below the 120 s limit), and debugfs's
  * user_callouts and pending are exactly where they were.
  */

@@ -341,7 +341,8 @@ static void check_event(struct file_model *m, const struct callout_event *ev,
 			m->timeouts[ev->cookie][ev->arg]--;
 		return;
 	}
-	if (ev->flags & ~CALLOUT_EV_PERIODIC || ev->arg) {
+	if ((ev->flags & ~(CALLOUT_EV_PERIODIC | CALLOUT_EV_LAST)) || ev->arg ||
+	    ev->flags == CALLOUT_EV_LAST) {
 		report("event flags %#x arg %llx", ev->flags, ev->arg);
 		return;
 	}

@@ -15,6 +15,17 @@
 #  - backlog: 100000 callouts due at once ($CALLOUT_BACKLOG), held off the
 #    same way, are run in softirq runs of at most 1024, recorded as
 #    deferred_runs in debugfs;
+#  - burst: $CALLOUT_BURST callouts (default 20000) due at one tick on one
+#    CPU, set 2 s ahead: all fire once, none early, and those filed in
+#    the wheel (at least 1024, else a skip) are collected 256 at a time under
+#    the base lock, so collect_stopped in debugfs grows by at least
+#    filed / 256 - 1 (the path is taken); the longest collection,
+#    collect_max_ns, is shown;
+#  - offline: 3000 callouts pending on a CPU that goes offline and comes
+#    back: all fire once, none early, moved in chunks (moved_offline); then
+#    again under lawn with 4 queues, armed in 16 groups for one interval:
+#    the wheel they move to refuses most and parks them (parked), and
+#    still all fire once, none early;
 #  - rearm0: 2000 funcs setting themselves again for 0 ticks do not keep
 #    the softirq: runs of at most 1024, in several softirq invocations.
 # The module checks what it can see itself and fails its load otherwise.
@@ -22,6 +33,7 @@
 stats=/sys/kernel/debug/callout/stats
 ko_dir=/lib/modules/$(uname -r)/extra
 backlog=${CALLOUT_BACKLOG:-100000}
+burst=${CALLOUT_BURST:-20000}
 n=0 failed=0
 
 ok() {
@@ -48,7 +60,7 @@ if [ ! -r "$stats" ]; then
 	echo "1..0 # SKIP no $stats (needs root and debugfs)"
 	exit 4
 fi
-echo "1..7"
+echo "1..10"
 
 # --- unload with a kernel client holding callouts
 pending0=$(stat pending)
@@ -142,6 +154,83 @@ else
 	not_ok "backlog: callout_client test=backlog failed (see dmesg)"
 fi
 dmesg | grep 'callout_client: backlog' | sed 's/^/# /'
+
+# --- burst: due at one tick, collected a chunk at a time
+stopped0=$(stat collect_stopped)
+expired0=$(stat expired)
+if insmod "$ko_dir/callout_client.ko" test=burst n="$burst"; then
+	stopped=$(($(stat collect_stopped) - stopped0))
+	expired=$(($(stat expired) - expired0))
+	filed=$(cat /sys/module/callout_client/parameters/filed)
+	# those in the wheel: a chunk of 256 at a time, all but the last
+	# stopping; a host too slow to file four chunks skips the test.
+	min=$((filed / 256 - 1))
+	if [ "$filed" -lt 1024 ]; then
+		ok "burst # SKIP host too slow: $filed of $burst filed in time"
+	elif [ "$stopped" -ge "$min" ] && [ "$expired" -ge "$burst" ]; then
+		ok "burst: $burst callouts due at one tick ($filed in the" \
+			"wheel), collected <= 256 at a time ($stopped" \
+			"collect_stopped), longest collection" \
+			"$(stat collect_max_ns) ns"
+	else
+		not_ok "burst: $filed of $burst in the wheel, collect_stopped" \
+			"+$stopped (want >= $min), expired +$expired" \
+			"(want >= $burst)"
+	fi
+	rmmod callout_client
+else
+	not_ok "burst: callout_client test=burst failed (see dmesg)"
+fi
+dmesg | grep 'callout_client: burst' | sed 's/^/# /'
+
+# --- offline: a CPU goes down with callouts pending
+moved0=$(stat moved_offline)
+insmod "$ko_dir/callout_client.ko" test=offline n=3000 2>/dev/null
+rc=$?
+moved=$(($(stat moved_offline) - moved0))
+if dmesg | tail -n 20 | grep -q 'callout_client: offline: cpu .* cannot go offline'; then
+	ok "offline # SKIP no CPU can go offline here"
+elif dmesg | tail -n 20 | grep -q 'callout_client: offline: host too slow'; then
+	ok "offline # SKIP host too slow to arm 3000 callouts in 10 s"
+elif [ "$rc" -eq 0 ] && [ "$moved" -ge 3000 ]; then
+	ok "offline: 3000 pending callouts moved off a CPU going down" \
+		"($moved moved_offline), all fired once, none early"
+	rmmod callout_client
+else
+	not_ok "offline: insmod status $rc, moved_offline +$moved (want >= 3000)"
+	[ -e /sys/module/callout_client ] && rmmod callout_client
+fi
+dmesg | grep 'callout_client: offline' | sed 's/^/# /'
+
+# --- offline under lawn with 4 queues: what the new wheel refuses is parked
+if rmmod callout && insmod "${CALLOUT_KO:-$ko_dir/callout.ko}" scheme=lawn \
+	lawn_ttls=4; then
+	insmod "$ko_dir/callout_client.ko" test=offline n=3000 groups=16 \
+		2>/dev/null
+	rc=$?
+	parked=$(stat parked)
+	moved=$(stat moved_offline)
+	if dmesg | tail -n 20 | grep -q 'callout_client: offline: cpu .* cannot go offline'; then
+		ok "offline, lawn parks # SKIP no CPU can go offline here"
+	elif dmesg | tail -n 20 | grep -q 'callout_client: offline: host too slow'; then
+		ok "offline, lawn parks # SKIP host too slow to arm 3000 callouts in 10 s"
+	elif [ "$rc" -eq 0 ] && [ "$moved" -ge 3000 ] && [ "$parked" -gt 0 ]; then
+		ok "offline, lawn with 4 queues: $parked of $moved moved" \
+			"callouts parked, all fired once, none early"
+	else
+		not_ok "offline, lawn with 4 queues: insmod status $rc," \
+			"moved_offline $moved, parked $parked (want > 0)"
+	fi
+	[ -e /sys/module/callout_client ] && rmmod callout_client
+	rmmod callout
+else
+	not_ok "offline, lawn: reload callout.ko with scheme=lawn lawn_ttls=4"
+fi
+# shellcheck disable=SC2086 # CALLOUT_PARAMS is a list of k=v words
+[ -d /sys/module/callout ] ||
+	insmod "${CALLOUT_KO:-$ko_dir/callout.ko}" $CALLOUT_PARAMS ||
+	not_ok "insmod callout.ko $CALLOUT_PARAMS again"
+dmesg | grep 'callout_client: offline' | tail -n 1 | sed 's/^/# /'
 
 # --- rearm0: funcs that set themselves again for 0 ticks
 expired0=$(stat expired)

@@ -672,7 +672,7 @@ TEST(memcg_charged)
 		waitpid(pid, &status, 0);
 		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	}
-	/* Freed at close (TIMEOUT ones after an RCU grace period). */
+	/* Freed at close (TIMEOUTs' slab pages after an RCU grace period). */
 	for (i = 0; i < 100; i++) {
 		cur_after = cg_value(cg, "memory.current");
 		if (cur_after - cur0 < (cur_held - cur0) / 2)

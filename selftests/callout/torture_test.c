@@ -304,6 +304,15 @@ static bool epoch_fits(const struct rec *r, int k,
 		return true;
 	if (k == r->last_ep && !r->last_ambiguous)
 		return false;
+	/*
+	 * The last event fitted this epoch too (it was ambiguous, given to
+	 * the oldest that fitted): it may have been this one's first, and
+	 * this event its next.
+	 */
+	if (k != r->last_ep && r->last_ambiguous && r->last_expires >= lo &&
+	    r->last_expires <= hi &&
+	    x - r->last_expires == (1ULL + ev->overrun) * e->period)
+		return true;
 	/* The first event of this epoch: due = x - j * period, j <= overrun */
 	j = x > hi ? (x - hi + e->period - 1) / e->period : 0;
 	if (j > ev->overrun || x - j * e->period < lo)

@@ -25,19 +25,6 @@
 /* A sane lateness under TCG on a busy host: far above any seen, far below a bug. */
 #define LATE_MAX_NS	(5ULL * 1000 * 1000 * 1000)
 
-/* Write @val to the tracefs file @path: 0 or -errno. */
-static int tracefs_write(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -EIO;
-}
-
 /* What one of our callouts left in the trace. */
 struct traced {
 	unsigned long long expires_ns;	/* callout_set: the tick boundary */

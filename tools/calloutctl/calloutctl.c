@@ -321,7 +321,8 @@ static void on_event(const struct callout_event *ev, void *data)
 
 	if (!(ev->flags & CALLOUT_EV_PERIODIC))
 		w->oneshots--;
-	print_event(w, ev->flags & CALLOUT_EV_PERIODIC ? "periodic" : "oneshot",
+	print_event(w, ev->flags & CALLOUT_EV_LAST ? "periodic-last" :
+		    ev->flags & CALLOUT_EV_PERIODIC ? "periodic" : "oneshot",
 		    ev->cookie, ev->handle, ev->expires_ns, ev->fired_ns,
 		    ev->overrun);
 }

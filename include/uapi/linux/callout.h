@@ -57,6 +57,7 @@ struct callout_untimeout {
 
 #define CALLOUT_EV_TIMEOUT	1	/* from CALLOUT_IOC_TIMEOUT: cookie = func, handle = 0 */
 #define CALLOUT_EV_PERIODIC	2	/* from a periodic callout */
+#define CALLOUT_EV_LAST		4	/* periodic: could not re-arm, no more come */
 
 struct callout_event {
 	__u64 handle;
@@ -64,7 +65,7 @@ struct callout_event {
 	__u64 arg;
 	__u64 expires_ns;	/* when it was due */
 	__u64 fired_ns;		/* when it fired */
-	__u32 overrun;		/* periodic: expirations not read before this one */
+	__u32 overrun;		/* periodic: expirations not read before this one; saturates */
 	__u32 flags;		/* CALLOUT_EV_* */
 };
 

@@ -20,6 +20,20 @@
  *		CALLOUT_RUN_BUDGET (1024) of them, so a backlog is worked off
  *		in several runs and the CPU gets to do something else in
  *		between.
+ * test=burst	arm n callouts on one CPU due at one and the same tick
+ *		(callout_set_ns()), 300 ms ahead: every one fires once,
+ *		never early, in runs of at most CALLOUT_RUN_BUDGET; those
+ *		filed in the wheel (the out parameter filed) are collected
+ *		a chunk of CALLOUT_COLLECT_BUDGET at a time under the base
+ *		lock, which the test script sees in debugfs
+ *		(collect_stopped).
+ * test=offline	arm n callouts on cpu, due in 3 s, then take that CPU
+ *		offline (remove_cpu()) while they are pending and bring it
+ *		back: every one fires once, never early, none lost; the test
+ *		script sees them moved in chunks (moved_offline). With
+ *		groups=G, armed in G groups two ticks apart for the same
+ *		interval: under lawn with few queues, the wheel they move to
+ *		refuses most (one interval a group) and parks them.
  * test=rearm0	arm n callouts whose funcs set themselves again for 0 ticks
  *		for storm_ms: runs stay within the budget, the softirq comes
  *		back in separate runs, and callout_unset_sync() ends it.
@@ -31,6 +45,10 @@
  *		callout stays on another CPU's base. The kernel's counters
  *		say how often each was taken (remote_test.sh), and the tick
  *		asserts that it runs on its own CPU.
+ * test=leave	a client's bug: one far callout_timeout() of kfree(NULL)
+ *		left pending at this module's exit, which callout.ko's
+ *		unload must cancel with a warning naming kfree, and free
+ *		(scripts/check-debug.sh boots once for this).
  * test=inversion	a planted bug, for a lockdep kernel only: a func takes
  *		a lock, and once it has run, callout_unset_sync() is called
  *		holding that lock. The load succeeds; lockdep must report the
@@ -50,6 +68,7 @@
 #include <linux/bottom_half.h>
 #include <linux/callout.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/interrupt.h>
@@ -60,7 +79,10 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include "callout_tw.h"		/* callout_set_ns() */
+
 MODULE_IMPORT_NS(CALLOUT_NS);
+MODULE_IMPORT_NS(CALLOUT_TW_NS);
 
 #define RUN_BUDGET	1024	/* CALLOUT_RUN_BUDGET of core.c */
 
@@ -70,11 +92,11 @@ MODULE_PARM_DESC(hold, "callouts to keep armed until unload");
 
 static char *test = "";
 module_param(test, charp, 0444);
-MODULE_PARM_DESC(test, "stall, backlog, rearm0, remote or inversion: run that test at load");
+MODULE_PARM_DESC(test, "stall, backlog, burst, offline, rearm0, remote or inversion: run that test at load");
 
 static unsigned int n = 1000;
 module_param(n, uint, 0444);
-MODULE_PARM_DESC(n, "callouts of the stall or backlog test");
+MODULE_PARM_DESC(n, "callouts of the stall, backlog, burst or offline test");
 
 static unsigned int stall_ms = 50;
 module_param(stall_ms, uint, 0444);
@@ -91,6 +113,14 @@ MODULE_PARM_DESC(remote_ms, "how long the remote test sets callouts");
 static int cpu = -1;
 module_param(cpu, int, 0444);
 MODULE_PARM_DESC(cpu, "out: the CPU the test's callouts were armed on");
+
+static unsigned int groups;
+module_param(groups, uint, 0444);
+MODULE_PARM_DESC(groups, "offline: arm in this many groups, two ticks apart, each for the same interval");
+
+static unsigned int filed;
+module_param(filed, uint, 0444);
+MODULE_PARM_DESC(filed, "out: burst callouts set a tick before theirs (in the wheel)");
 
 struct probe {
 	struct callout c;
@@ -321,6 +351,167 @@ static int test_backlog(void)
 }
 
 /*
+ * Arm the n callouts, on the CPU this runs on (work_on_cpu()), all due at
+ * *@arg, and count in filed those set a tick or more before their tick: a
+ * set then finds the clock before it, and files the callout in the wheel.
+ */
+static long arm_at(void *arg)
+{
+	u64 due_ns = *(u64 *)arg, tick_ns = callout_tick_ns(), due_tick_ns;
+	unsigned int i;
+	long ret;
+
+	cpu = smp_processor_id();
+	due_tick_ns = DIV_ROUND_UP_ULL(due_ns, tick_ns) * tick_ns;
+	for (i = 0; i < n; i++) {
+		callout_init(&probes[i].c);
+		probes[i].due_ns = due_ns;
+		ret = callout_set_ns(&probes[i].c, due_ns, test_func,
+				     &probes[i]);
+		if (ret)
+			return ret;
+		filed += ktime_get_ns() + tick_ns < due_tick_ns;
+	}
+	return 0;
+}
+
+/*
+ * offline with groups: arm the n callouts on this CPU in @groups groups two
+ * ticks apart, each for the same interval, to *@arg from now. Lawn keys its
+ * queues by interval, so here they take a queue or two; moved to a wheel at
+ * a later tick, their expiries make one interval a group.
+ */
+static long arm_groups(void *arg)
+{
+	u64 tick_ns = callout_tick_ns(), ticks = *(u64 *)arg / tick_ns;
+	unsigned int i, per = DIV_ROUND_UP(n, groups);
+	long ret;
+
+	cpu = smp_processor_id();
+	for (i = 0; i < n; i++) {
+		if (i && !(i % per))
+			usleep_range(2 * tick_ns / NSEC_PER_USEC,
+				     3 * tick_ns / NSEC_PER_USEC);
+		callout_init(&probes[i].c);
+		probes[i].due_ns = ktime_get_ns() + ticks * tick_ns;
+		ret = callout_set(&probes[i].c, ticks, test_func, &probes[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * A burst due at one tick on one CPU, 2 s from now: the tick collects those
+ * in the wheel (filed) a chunk of CALLOUT_COLLECT_BUDGET at a time, and runs
+ * at most CALLOUT_RUN_BUDGET funcs a softirq run. A slow host only lowers
+ * filed, which the script's bound follows (and a host too slow to file
+ * four chunks makes it skip, not pass).
+ */
+static int test_burst(void)
+{
+	unsigned int min_runs = DIV_ROUND_UP(n, RUN_BUDGET);
+	struct stall none = { 0 };
+	u64 due_ns = ktime_get_ns() + 2ULL * NSEC_PER_SEC;
+	long ret;
+
+	ret = work_on_cpu(cpumask_first(cpu_online_mask), arm_at, &due_ns);
+	if (ret) {
+		pr_err("burst: FAIL: arming: %ld\n", ret);
+		return ret;
+	}
+	if (check_fired("burst", &none))
+		return -EINVAL;
+	pr_info("burst: %u of %u filed in the wheel before their tick\n",
+		filed, n);
+	if (max_run_len > RUN_BUDGET || nr_runs < min_runs) {
+		pr_err("burst: FAIL: %u runs of at most %u funcs, want >= %u runs of <= %u\n",
+		       nr_runs, max_run_len, min_runs, RUN_BUDGET);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * A CPU goes offline with n callouts pending on it and comes back: the
+ * dead CPU's callouts move to the CPU that runs the offline, in chunks, and
+ * each fires once, never early. Needs a second CPU that can go offline:
+ * ENODEV otherwise, which the script reports as a skip.
+ */
+static int test_offline(void)
+{
+	unsigned int i, once = 0, early = 0, pending = 0, still = 0;
+	unsigned long deadline;
+	u64 due_ns;
+	int ret, secs;
+
+	/* The last online CPU but the first, which may not go offline. */
+	cpus_read_lock();
+	for_each_online_cpu(i)
+		if (i != cpumask_first(cpu_online_mask))
+			cpu = i;
+	cpus_read_unlock();
+	if (cpu < 0)
+		return -ENODEV;
+	/*
+	 * Due once the sets and the offline are over: 10 s, or 3 s for a
+	 * scheme that holds less (simple with 4096 slots of 1 ms refuses the
+	 * first set, so nothing is armed yet). If they are not all pending
+	 * at the offline anyway, the host was too slow: EAGAIN, a skip.
+	 */
+	for (secs = 10, ret = -ERANGE; ret == -ERANGE && secs > 0; secs -= 7) {
+		if (groups) {
+			due_ns = (u64)secs * NSEC_PER_SEC;
+			ret = work_on_cpu(cpu, arm_groups, &due_ns);
+		} else {
+			due_ns = ktime_get_ns() + (u64)secs * NSEC_PER_SEC;
+			ret = work_on_cpu(cpu, arm_at, &due_ns);
+		}
+	}
+	if (ret) {
+		pr_err("offline: FAIL: arming on cpu %d: %d\n", cpu, ret);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		pending += callout_pending(&probes[i].c);
+	ret = remove_cpu(cpu);
+	if (ret) {
+		pr_info("offline: cpu %d cannot go offline: %d\n", cpu, ret);
+		ret = -ENODEV;
+		goto out;
+	}
+	/* Pending before and after: pending through the offline, moved. */
+	for (i = 0; i < n; i++)
+		still += callout_pending(&probes[i].c);
+	pending = min(pending, still);
+	deadline = jiffies + 30 * HZ;
+	while (atomic_read(&fired) < n && time_before(jiffies, deadline))
+		msleep(20);
+	msleep(20);
+	ret = add_cpu(cpu);
+	if (ret)
+		pr_err("offline: FAIL: cpu %d back online: %d\n", cpu, ret);
+	for (i = 0; i < n; i++) {
+		once += atomic_read(&probes[i].runs) == 1;
+		early += probes[i].fired_ns < probes[i].due_ns;
+	}
+	pr_info("offline: cpu %d, %u callouts, %u pending through the offline: %u fired once, %u early\n",
+		cpu, n, pending, once, early);
+	if (once != n || early) {
+		pr_err("offline: FAIL: want every callout fired once, none early\n");
+		ret = -EINVAL;
+	} else if (pending != n) {
+		pr_info("offline: host too slow: %u of %u pending through the offline\n",
+			pending, n);
+		ret = -EAGAIN;
+	}
+out:
+	for (i = 0; i < n; i++)
+		callout_unset_sync(&probes[i].c);
+	return ret;
+}
+
+/*
  * Funcs that set themselves again for 0 ticks must not keep the softirq: no
  * invocation of the softirq runs more than the budget of them (one that
  * looped on them would), they come back in further invocations, and
@@ -529,6 +720,26 @@ static int test_remote(void)
 }
 
 /*
+ * test=leave: a timeout left pending when this module goes. Its func is
+ * kfree(), of NULL, so that even if it fired after this module is gone it
+ * would run no code of ours and do nothing. As far as the scheme reaches,
+ * up to an hour: it must still be pending when callout.ko unloads.
+ */
+static int test_leave(void)
+{
+	unsigned long ticks = 3600 * NSEC_PER_SEC / callout_tick_ns();
+	int ret;
+
+	do {
+		ret = callout_timeout((callout_func_t)(void *)kfree, NULL,
+				      ticks);
+	} while (ret == -ERANGE && (ticks /= 2));
+	if (ret)
+		pr_err("leave: callout_timeout(): %d\n", ret);
+	return ret;
+}
+
+/*
  * test=inversion: the bug callout_unset_sync()'s kernel-doc forbids,
  * planted. A func takes a lock, and a caller holds that lock across
  * callout_unset_sync(). It deadlocks only if the func runs at that moment
@@ -633,12 +844,18 @@ static int __init callout_client_init(void)
 		ret = test_stall();
 	else if (!strcmp(test, "backlog"))
 		ret = test_backlog();
+	else if (!strcmp(test, "burst"))
+		ret = test_burst();
+	else if (!strcmp(test, "offline"))
+		ret = test_offline();
 	else if (!strcmp(test, "rearm0"))
 		ret = test_rearm0();
 	else if (!strcmp(test, "remote"))
 		ret = test_remote();
 	else if (!strcmp(test, "inversion"))
 		ret = test_inversion();
+	else if (!strcmp(test, "leave"))
+		ret = test_leave();
 	else if (*test)
 		ret = -EINVAL;
 	if (!ret && hold)

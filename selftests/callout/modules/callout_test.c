@@ -5,6 +5,10 @@
  * Loaded by kselftest's module.sh (selftests/callout/kernel_api_test.sh):
  * the tests run at load and the load fails if any of them does.
  *
+ * test_untimeout_reuse_race() races untimeout() against the reuse of
+ * timeout()'s callouts for race_ms milliseconds (0 skips it); its figures
+ * go to dmesg as a "race:" line.
+ *
  * Last comes a torture of torture_ms milliseconds (0 skips it): a kthread on
  * every online CPU races callout_set(), callout_unset(),
  * callout_unset_sync(), callout_timeout() and callout_untimeout() on a
@@ -185,6 +189,242 @@ static void __init test_timeout_untimeout(void)
 		CHECK(callout_untimeout(timeout_func, (void *)4) == 1);
 	CHECK(callout_untimeout(timeout_func, (void *)4) == 0);
 	CHECK(atomic_read(&timeout_runs) == 1);
+}
+
+/*
+ * untimeout() against reuse. A callout of callout_timeout() is reused at
+ * once from a free list, with no RCU grace period, so an untimeout() may
+ * be looking at one that fired or was cancelled and is being armed again
+ * for another key. On every online CPU two kthreads race for race_ms:
+ *
+ * - a shared one arms and cancels RACE_SHARED_KEYS keys that every CPU
+ *   uses, due in 0..3 ticks, so expiries and reuse never stop;
+ * - a private one owns a far key (due long after the test ends, it never
+ *   fires) and a near key. Nobody else touches its far key, so it knows how
+ *   many of it are pending: untimeout() of it must return 1 exactly when
+ *   that is not 0. Another thread's untimeout() that cancelled one of them
+ *   makes it return 0 too early.
+ *
+ * Every func run and every untimeout() that returns 1 is counted against
+ * its key. At the end every key has armed == fired + cancelled: a func that
+ * ran twice, ran after its cancel or never ran, or a cancel of another
+ * key's callout, unbalances a key.
+ */
+static unsigned int race_ms = 1000;
+module_param(race_ms, uint, 0444);
+MODULE_PARM_DESC(race_ms, "length of the untimeout/reuse race at load, ms (0: none)");
+
+#define RACE_SHARED_KEYS	4
+#define RACE_ARG_BASE		0x1000UL	/* key i is arg RACE_ARG_BASE + i */
+#define RACE_FAR_MAX		60		/* < 64, the cap of one key */
+
+struct race_key {
+	atomic_long_t arms, fires, cancels;
+};
+
+static struct race_key *race_keys;
+static unsigned int race_nkeys;
+static unsigned long race_far_ticks;
+static bool race_strict;		/* far keys cannot fire during the race */
+static atomic_long_t race_wrong, race_errors, race_bad_arg;
+
+static void *race_arg(unsigned int key)
+{
+	return (void *)(RACE_ARG_BASE + key);
+}
+
+static void race_func(void *arg)
+{
+	unsigned long key = (unsigned long)arg - RACE_ARG_BASE;
+
+	if (key >= race_nkeys) {
+		atomic_long_inc(&race_bad_arg);
+		return;
+	}
+	atomic_long_inc(&race_keys[key].fires);
+}
+
+/* timeout() of @key with its accounting; Return: its result. */
+static int race_timeout(unsigned int key, unsigned long ticks)
+{
+	int ret = callout_timeout(race_func, race_arg(key), ticks);
+
+	if (!ret)
+		atomic_long_inc(&race_keys[key].arms);
+	else if (ret != -ENOSPC)	/* 64 of one key pending: allowed */
+		atomic_long_inc(&race_errors);
+	return ret;
+}
+
+static int race_untimeout(unsigned int key)
+{
+	int ret = callout_untimeout(race_func, race_arg(key));
+
+	if (ret)
+		atomic_long_inc(&race_keys[key].cancels);
+	return ret;
+}
+
+static int race_shared_thread(void *data)
+{
+	u32 r;
+
+	while (!kthread_should_stop()) {
+		r = get_random_u32();
+		if (r & 1)
+			race_timeout(r / 2 % RACE_SHARED_KEYS, r / 8 % 4);
+		else
+			race_untimeout(r / 2 % RACE_SHARED_KEYS);
+		cond_resched();
+	}
+	return 0;
+}
+
+/* @data: its index; its far key is RACE_SHARED_KEYS + 2i, its near one + 1. */
+static int race_private_thread(void *data)
+{
+	unsigned int far = RACE_SHARED_KEYS + 2 * (uintptr_t)data;
+	unsigned int near = far + 1, mine = 0;
+	u32 r;
+
+	while (!kthread_should_stop()) {
+		r = get_random_u32();
+		switch (r % 4) {
+		case 0:
+			if (mine < RACE_FAR_MAX &&
+			    !race_timeout(far, race_far_ticks))
+				mine++;
+			break;
+		case 1:
+			if (race_untimeout(far)) {
+				if (!mine)
+					atomic_long_inc(&race_wrong);
+				else
+					mine--;
+			} else if (mine && race_strict) {
+				atomic_long_inc(&race_wrong);
+			}
+			break;
+		case 2:
+			race_timeout(near, r / 4 % 3);
+			break;
+		default:
+			race_untimeout(near);
+			break;
+		}
+		cond_resched();
+	}
+	/* Its own far ones, each exactly once; then none is left. */
+	while (mine && race_untimeout(far))
+		mine--;
+	if ((mine && race_strict) || race_untimeout(far))
+		atomic_long_inc(&race_wrong);
+	return 0;
+}
+
+static void __init test_untimeout_reuse_race(void)
+{
+	unsigned int cpu, i, nthreads = 0, unbalanced = 0;
+	long arms = 0, fires = 0, cancels = 0, owed, far_fires = 0;
+	struct task_struct **threads;
+	unsigned long deadline;
+
+	if (!race_ms)
+		return;
+	race_nkeys = RACE_SHARED_KEYS + 2 * nr_cpu_ids;
+	race_keys = kvcalloc(race_nkeys, sizeof(*race_keys), GFP_KERNEL);
+	threads = kcalloc(2 * nr_cpu_ids, sizeof(*threads), GFP_KERNEL);
+	if (!race_keys || !threads) {
+		skipped_tests++;
+		goto free;
+	}
+	atomic_long_set(&race_wrong, 0);
+	atomic_long_set(&race_errors, 0);
+	atomic_long_set(&race_bad_arg, 0);
+	/* The farthest the scheme takes, up to 60 s. */
+	race_far_ticks = 60 * NSEC_PER_SEC / callout_tick_ns();
+	while (race_far_ticks > 1 &&
+	       callout_timeout(race_func, race_arg(RACE_SHARED_KEYS),
+			       race_far_ticks) == -ERANGE)
+		race_far_ticks /= 2;
+	CHECK(callout_untimeout(race_func, race_arg(RACE_SHARED_KEYS)) == 1);
+	/* Far enough that none fires before its thread cancels it. */
+	race_strict = race_far_ticks * callout_tick_ns() / NSEC_PER_MSEC >=
+		      4ULL * race_ms + 4000;
+	if (!race_strict)
+		pr_info("race: far timeouts only %lu ticks: no exact count\n",
+			race_far_ticks);
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct task_struct *t;
+
+		t = kthread_create_on_cpu(race_shared_thread, NULL, cpu,
+					  "callout_race/%u");
+		if (!IS_ERR(t)) {
+			threads[nthreads++] = t;
+			wake_up_process(t);
+		}
+		t = kthread_create_on_cpu(race_private_thread,
+					  (void *)(uintptr_t)cpu, cpu,
+					  "callout_race_own/%u");
+		if (!IS_ERR(t)) {
+			threads[nthreads++] = t;
+			wake_up_process(t);
+		}
+	}
+	cpus_read_unlock();
+	CHECK(nthreads >= 2);
+	msleep(race_ms);
+	for (i = 0; i < nthreads; i++)
+		kthread_stop(threads[i]);
+
+	/* What is left is cancelled or fires within 3 ticks. */
+	for (i = 0; i < race_nkeys; i++)
+		while (race_untimeout(i))
+			;
+	deadline = jiffies + msecs_to_jiffies(10000);
+	do {
+		owed = 0;
+		for (i = 0; i < race_nkeys; i++)
+			owed += atomic_long_read(&race_keys[i].arms) -
+				atomic_long_read(&race_keys[i].fires) -
+				atomic_long_read(&race_keys[i].cancels);
+		if (owed)
+			msleep(20);
+	} while (owed && time_before(jiffies, deadline));
+	msleep(20);
+	for (i = 0; i < race_nkeys; i++) {
+		struct race_key *k = &race_keys[i];
+
+		arms += atomic_long_read(&k->arms);
+		fires += atomic_long_read(&k->fires);
+		cancels += atomic_long_read(&k->cancels);
+		if (i >= RACE_SHARED_KEYS && (i - RACE_SHARED_KEYS) % 2 == 0)
+			far_fires += atomic_long_read(&k->fires);
+		if (atomic_long_read(&k->arms) ==
+		    atomic_long_read(&k->fires) + atomic_long_read(&k->cancels))
+			continue;
+		pr_warn("race: key %u: %ld armed, %ld fired, %ld cancelled\n",
+			i, atomic_long_read(&k->arms),
+			atomic_long_read(&k->fires),
+			atomic_long_read(&k->cancels));
+		unbalanced++;
+	}
+	pr_info("race: %u ms, %u threads: %ld timeouts, %ld fired, %ld cancelled; far ones fired %ld, wrong untimeout results %ld, errors %ld, bad args %ld, unbalanced keys %u\n",
+		race_ms, nthreads, arms, fires, cancels, far_fires,
+		atomic_long_read(&race_wrong), atomic_long_read(&race_errors),
+		atomic_long_read(&race_bad_arg), unbalanced);
+	CHECK(arms > 0 && fires > 0 && cancels > 0);
+	CHECK(unbalanced == 0);
+	CHECK(atomic_long_read(&race_wrong) == 0);
+	CHECK(atomic_long_read(&race_errors) == 0);
+	CHECK(atomic_long_read(&race_bad_arg) == 0);
+	CHECK(!race_strict || far_fires == 0);
+free:
+	kfree(threads);
+	kvfree(race_keys);
+	race_keys = NULL;
 }
 
 /* Many callouts at random times: each fires once, none early. */
@@ -584,6 +824,7 @@ static void __init selftest(void)
 	test_unset_sync_waits();
 	test_unset_sync_rearming();
 	test_timeout_untimeout();
+	test_untimeout_reuse_race();
 	test_many_never_early();
 	test_torture();
 }

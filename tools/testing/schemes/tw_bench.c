@@ -5,6 +5,11 @@
  *
  * Usage: valgrind --tool=callgrind --instr-atstart=no \
  *		tw_bench SCHEME N        measure, print "K T" and stats
+ *        tw_bench -o SCHEME N       one slot: N entries due at one tick an
+ *                                   hour away (at 1 ms a tick), then T
+ *                                   advances of one round each, every one
+ *                                   visiting their slot with nothing due;
+ *                                   phase "tick" as below, print "T"
  *        tw_bench -l                the schemes linked in
  *
  * Workload: intervals uniform in [1, R], R = 2^20 ticks (simple: R is its
@@ -82,7 +87,7 @@ static void tick(struct tw_wheel *w, const struct tw_ops *ops)
 	struct tw_entry *e, *tmp;
 	LIST_HEAD(expired);
 
-	tw_advance(w, w->now + 1, &expired);
+	tw_advance(w, w->now + 1, &expired, TW_UNBOUNDED);
 	list_for_each_entry_safe(e, tmp, &expired, list)
 		tw_insert(w, e, w->now + interval(ops, &w->geo));
 }
@@ -187,10 +192,51 @@ static int bench(const struct tw_ops *ops, u64 n)
 	return 0;
 }
 
+/* tw_bench -o: the rounds of one far slot (the hashed hint's case). */
+static int bench_oneslot(const struct tw_ops *ops, u64 n)
+{
+	const u64 start = 1ULL << 32, far = start + 3600 * 1000, t = 64;
+	struct tw_geometry geo = { 0 };
+	struct tw_entry *e, *x, *tmp;
+	u64 i, round, got = 0;
+	struct tw_wheel w;
+	LIST_HEAD(out);
+
+	tw_geometry_defaults(&geo);
+	round = 1ULL << geo.wheel_bits;
+	e = calloc(n, sizeof(*e));
+	if (!e || tw_init(&w, ops, &geo, start))
+		return 1;
+	for (i = 0; i < n; i++) {
+		tw_entry_init(&e[i]);
+		if (tw_insert(&w, &e[i], far))
+			return 1;
+	}
+	/* Up to the first visit of their slot, then one round at a time. */
+	tw_advance(&w, far - t * round - 1, &out, TW_UNBOUNDED);
+	CALLGRIND_START_INSTRUMENTATION;
+	CALLGRIND_ZERO_STATS;
+	CALLGRIND_DUMP_STATS_AT("ops");
+	for (i = t; i > 0; i--)
+		tw_advance(&w, far - (i - 1) * round - 1, &out, TW_UNBOUNDED);
+	CALLGRIND_DUMP_STATS_AT("tick");
+	CALLGRIND_STOP_INSTRUMENTATION;
+	tw_advance(&w, far, &out, TW_UNBOUNDED);
+	list_for_each_entry_safe(x, tmp, &out, list)
+		got++;
+	printf("%llu\n", (unsigned long long)t);
+	tw_destroy(&w);
+	free(e);
+	return got == n ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	int id;
 
+	if (argc == 4 && !strcmp(argv[1], "-o") && tw_ops_by_name(argv[2]))
+		return bench_oneslot(tw_ops_by_name(argv[2]),
+				     strtoull(argv[3], NULL, 0));
 	if (argc == 2 && !strcmp(argv[1], "-l")) {
 		for (id = 1; id < TW_NR_SCHEMES; id++)
 			printf("%s\n", tw_ops_by_id(id)->name);

@@ -22,6 +22,17 @@
  * into the past); reinserts of pending entries (remove, then insert, as
  * mod_timer does); removes of pending and idle entries; advances by 1, a
  * few, to tw_next(), to the earliest expiry and by large jumps; drains.
+ *
+ * Budgets (d->budget, tw.h "Budgets"): most advances and drains get a small
+ * random budget. The reference does not predict which entries a call that
+ * stops collects, only what may be collected: each one pending and due by
+ * the target of the pass it belongs to, no more entries looked at than the
+ * budget, w->now either unmoved or at a target, and once w->now moves,
+ * nothing due by it left behind. A pass that stops is left partway for the
+ * operations that follow (inserts, some due by its target, removes, checks,
+ * next) about half the time, and otherwise driven to its end; a drain is
+ * driven to its end, with removes between its calls, as a CPU going offline
+ * sees them.
  */
 #include <stdarg.h>
 #include "tw_diff.h"
@@ -54,6 +65,8 @@ struct tw_diff_model {
 	u32 nr_ttls;
 	u8 *seen;
 	u64 now;
+	/* w->target: the pass in progress goes there; == now when none */
+	u64 target;
 	u64 opno;
 	/* d->stats.inserted when this wheel was initialised */
 	u64 inserted_before;
@@ -188,7 +201,8 @@ static void ref_add(struct tw_diff_model *m, u32 idx, u64 expires, u64 ttl)
 	m->pending[idx] = true;
 	m->expires[idx] = expires;
 	m->ttl[idx] = ttl;
-	ttl_get(m, ttl);
+	if (ttl)
+		ttl_get(m, ttl);
 	if (m->nr > m->d->stats.max_pending)
 		m->d->stats.max_pending = m->nr;
 }
@@ -201,7 +215,8 @@ static void ref_del(struct tw_diff_model *m, u32 idx)
 		(m->nr - pos - 1) * sizeof(*m->ref));
 	m->nr--;
 	m->pending[idx] = false;
-	ttl_put(m, m->ttl[idx]);
+	if (m->ttl[idx])
+		ttl_put(m, m->ttl[idx]);
 }
 
 /* Mark every entry on @list as seen; they must be idle and due by @now. */
@@ -216,7 +231,7 @@ static int collect(struct tw_diff_model *m, struct list_head *list, u64 now,
 		if (e < m->ent || e >= m->ent + m->d->pool)
 			return fail(m, "a foreign entry %p was collected", e);
 		idx = e - m->ent;
-		if (tw_pending(e))
+		if (tw_pending(e) || (e->flags & TW_DUE))
 			return fail(m, "entry %u collected but still pending",
 				    idx);
 		if (!m->pending[idx] || m->seen[idx])
@@ -233,28 +248,27 @@ static int collect(struct tw_diff_model *m, struct list_head *list, u64 now,
 	return 0;
 }
 
-/* The reference side of an advance to @now: pop the due prefix. */
-static int ref_pop(struct tw_diff_model *m, u64 now, u64 got)
+/*
+ * The reference side of a call that collected @list: take each entry out,
+ * then require that nothing due by w->now (@now) is left, the pass that
+ * got there being done.
+ */
+static int ref_take(struct tw_diff_model *m, struct list_head *list, u64 now)
 {
-	u32 k = 0, i, idx;
+	struct tw_entry *e;
+	u32 idx;
 
-	while (k < m->nr && m->ref[k].expires <= now)
-		k++;
-	for (i = 0; i < k; i++) {
-		idx = m->ref[i].idx;
-		if (!m->seen[idx])
-			return fail(m, "entry %u due at %llu was not collected",
-				    idx, (unsigned long long)m->ref[i].expires);
+	list_for_each_entry(e, list, list) {
+		idx = e - m->ent;
 		m->seen[idx] = 0;
-		m->pending[idx] = false;
-		ttl_put(m, m->ttl[idx]);
+		ref_del(m, idx);
+		m->d->stats.expired++;
 	}
-	if (got != k)
-		return fail(m, "%llu entries collected, %u due",
-			    (unsigned long long)got, k);
-	memmove(&m->ref[0], &m->ref[k], (m->nr - k) * sizeof(*m->ref));
-	m->nr -= k;
-	m->d->stats.expired += k;
+	if (m->nr && m->ref[0].expires <= now)
+		return fail(m, "entry %u due at %llu was not collected by %llu",
+			    m->ref[0].idx,
+			    (unsigned long long)m->ref[0].expires,
+			    (unsigned long long)now);
 	return 0;
 }
 
@@ -262,6 +276,13 @@ static int verify_next(struct tw_diff_model *m)
 {
 	u64 next = tw_next(&m->w);
 
+	if (m->target != m->now) {
+		if (next != m->now + 1)
+			return fail(m, "tw_next() %llu during a pass to %llu",
+				    (unsigned long long)next,
+				    (unsigned long long)m->target);
+		return 0;
+	}
 	if (!m->nr) {
 		if (next != TW_NEVER)
 			return fail(m, "tw_next() %llu on an empty wheel",
@@ -277,8 +298,10 @@ static int verify_next(struct tw_diff_model *m)
 
 static int verify_state(struct tw_diff_model *m)
 {
-	if (m->w.now != m->now)
-		return fail(m, "w->now is %llu", (unsigned long long)m->w.now);
+	if (m->w.now != m->now || m->w.target != m->target)
+		return fail(m, "w->now is %llu, w->target %llu",
+			    (unsigned long long)m->w.now,
+			    (unsigned long long)m->w.target);
 	if (m->w.nr_pending != m->nr)
 		return fail(m, "nr_pending %llu, reference %u",
 			    (unsigned long long)m->w.nr_pending, m->nr);
@@ -295,50 +318,156 @@ static int do_check(struct tw_diff_model *m)
 	return verify_next(m);
 }
 
-static int do_advance(struct tw_diff_model *m, u64 to)
+/* A budget for one call: unbounded, or 1..d->budget. */
+static u64 pick_budget(struct tw_diff_model *m)
 {
+	if (!m->d->budget || !rnd_below(m, 4))
+		return TW_UNBOUNDED;
+	return 1 + rnd_below(m, m->d->budget);
+}
+
+/*
+ * One call of tw_advance(w, @to, budget), checked: what it collected, the
+ * work it did against its budget, and where it left w->now and w->target.
+ */
+static int advance_once(struct tw_diff_model *m, u64 to, u64 budget)
+{
+	u64 examined = m->w.stats.examined, n, got, limit;
+	u64 now = m->now, target = m->target;
 	LIST_HEAD(expired);
-	u64 n, got;
 	int ret;
 
-	if (to > TW_DIFF_CEILING)
-		to = TW_DIFF_CEILING;
-	n = tw_advance(&m->w, to, &expired);
-	if (to <= m->now) {
-		if (n || !list_empty(&expired))
-			return fail(m, "an advance back to %llu collected",
-				    (unsigned long long)to);
-		return verify_state(m);
-	}
-	m->now = to;
-	m->d->stats.advances++;
-	ret = collect(m, &expired, to, &got);
+	n = tw_advance(&m->w, to, &expired, budget);
+	/* What this call may collect: by its target, or the one before. */
+	limit = max(to, target);
+	ret = collect(m, &expired, limit, &got);
 	if (ret)
 		return ret;
 	if (got != n)
 		return fail(m, "tw_advance() returned %llu for %llu entries",
 			    (unsigned long long)n, (unsigned long long)got);
-	ret = ref_pop(m, to, got);
+	if (budget != TW_UNBOUNDED &&
+	    (n > budget || m->w.stats.examined - examined > budget))
+		return fail(m, "budget %llu: %llu collected, %llu looked at",
+			    (unsigned long long)budget, (unsigned long long)n,
+			    (unsigned long long)(m->w.stats.examined -
+						 examined));
+	/* w->now stays, or is at the target of a pass that is done. */
+	if (m->w.now != now && m->w.now != target && m->w.now != to)
+		return fail(m, "w->now %llu: neither %llu, %llu nor %llu",
+			    (unsigned long long)m->w.now,
+			    (unsigned long long)now,
+			    (unsigned long long)target,
+			    (unsigned long long)to);
+	if (budget == TW_UNBOUNDED && to > now && m->w.now != max(to, target))
+		return fail(m, "an unbounded advance to %llu stopped at %llu",
+			    (unsigned long long)to,
+			    (unsigned long long)m->w.now);
+	if (m->w.target != m->w.now && m->w.target != target &&
+	    m->w.target != max(to, target))
+		return fail(m, "w->target %llu after a call to %llu",
+			    (unsigned long long)m->w.target,
+			    (unsigned long long)to);
+	m->now = m->w.now;
+	m->target = m->w.target;
+	if (m->target != m->now)
+		m->d->stats.stopped++;
+	ret = ref_take(m, &expired, m->now);
 	if (ret)
 		return ret;
-	ret = verify_state(m);
+	return verify_state(m);
+}
+
+/* Drive the pass in progress to its end, a random budget a call. */
+static int finish_pass(struct tw_diff_model *m)
+{
+	u64 calls = 0;
+	int ret;
+
+	while (m->target != m->now) {
+		if (++calls > 100000000ULL)
+			return fail(m, "the pass to %llu never ends",
+				    (unsigned long long)m->target);
+		ret = advance_once(m, m->target, pick_budget(m));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int do_advance(struct tw_diff_model *m, u64 to)
+{
+	int ret;
+
+	if (to > TW_DIFF_CEILING)
+		to = TW_DIFF_CEILING;
+	if (to <= m->now && m->target == m->now) {
+		LIST_HEAD(expired);
+
+		if (tw_advance(&m->w, to, &expired, pick_budget(m)) ||
+		    !list_empty(&expired))
+			return fail(m, "an advance back to %llu collected",
+				    (unsigned long long)to);
+		return verify_state(m);
+	}
+	m->d->stats.advances++;
+	ret = advance_once(m, to, pick_budget(m));
+	/* Half the passes that stop are left partway for what follows. */
+	if (!ret && m->target != m->now && rnd_below(m, 2))
+		ret = finish_pass(m);
 	return ret ? ret : verify_next(m);
 }
 
+/*
+ * Drain a budget at a time, removing a few pending entries between calls
+ * (callout_arm() taking a callout off a CPU that went down); then the
+ * wheel is empty and back at the tick the drain started from.
+ */
 static int do_drain(struct tw_diff_model *m)
 {
+	u64 back = m->target, calls = 0, budget, examined, got;
 	LIST_HEAD(out);
-	u64 got;
+	bool done;
 	int ret;
+	u32 idx;
 
-	tw_drain(&m->w, &out);
 	m->d->stats.drains++;
-	ret = collect(m, &out, TW_NEVER, &got);
-	if (ret)
-		return ret;
-	ret = ref_pop(m, TW_NEVER, got);
-	if (ret)
-		return ret;
+	do {
+		if (++calls > 100000000ULL)
+			return fail(m, "the drain never ends");
+		budget = pick_budget(m);
+		examined = m->w.stats.examined;
+		done = tw_drain(&m->w, &out, budget);
+		if (m->w.stats.examined != examined)
+			return fail(m, "a drain counted in the stats");
+		ret = collect(m, &out, TW_NEVER, &got);
+		if (ret)
+			return ret;
+		if (budget != TW_UNBOUNDED && got > budget)
+			return fail(m, "a drain of budget %llu took %llu",
+				    (unsigned long long)budget,
+				    (unsigned long long)got);
+		if (budget == TW_UNBOUNDED && !done)
+			return fail(m, "an unbounded drain stopped");
+		ret = ref_take(m, &out, 0);
+		if (ret)
+			return ret;
+		INIT_LIST_HEAD(&out);
+		if (!done)
+			m->d->stats.stopped++;
+		if (!done && m->nr && !rnd_below(m, 4)) {
+			idx = m->ref[rnd_below(m, m->nr)].idx;
+			if (!tw_remove(&m->w, &m->ent[idx]))
+				return fail(m, "remove of %u while draining",
+					    idx);
+			ref_del(m, idx);
+			m->d->stats.removed++;
+		}
+	} while (!done);
+	if (m->nr)
+		return fail(m, "%u entries left after a drain", m->nr);
+	m->now = back;
+	m->target = back;
 	ret = verify_state(m);
 	return ret ? ret : do_check(m);
 }
@@ -350,6 +479,16 @@ static u64 pick_expires(struct tw_diff_model *m)
 	u64 now = m->now, iv, span, base;
 	u32 k, shift;
 
+	/*
+	 * Amid a pass, half the inserts go just past its target, where a
+	 * scheme may file them in a place the pass has passed already.
+	 */
+	if (m->target != now && rnd_below(m, 2)) {
+		k = rnd_below(m, min(2 * max(g->level_bits, g->wheel_bits) + 2,
+				     40U));
+		iv = rnd_below(m, 1ULL << k);
+		return min(m->target + 1 + iv, U64_MAX - 1);
+	}
 	switch (rnd_below(m, 16)) {
 	case 0: case 1: case 2:
 		iv = 1 + rnd_below(m, 16);
@@ -406,6 +545,7 @@ static int do_insert(struct tw_diff_model *m)
 	u32 idx = rnd_below(m, m->d->pool);
 	u64 max = tw_max_interval(m->d->ops, g), expires, eff, iv;
 	int want = 0, ret;
+	bool due;
 
 	if (m->pending[idx]) {
 		/* mod_timer(): off, then on again. */
@@ -426,9 +566,11 @@ static int do_insert(struct tw_diff_model *m)
 		iv = 1 + (iv - 1) % max;
 		expires = eff = m->now + iv;
 	}
-	if (iv > max)
+	/* Due by the target of a pass partway: w->due takes it, always. */
+	due = eff <= m->target;
+	if (iv > max && !due)
 		want = -ERANGE;
-	if (m->d->ops->id == TW_LAWN && !ttl_known(m, iv) &&
+	if (m->d->ops->id == TW_LAWN && !due && !ttl_known(m, iv) &&
 	    m->nr_ttls >= g->lawn_ttls)
 		want = -ENOSPC;
 	ret = tw_insert(&m->w, &m->ent[idx], expires);
@@ -447,7 +589,13 @@ static int do_insert(struct tw_diff_model *m)
 			    idx, tw_pending(&m->ent[idx]),
 			    (unsigned long long)m->ent[idx].expires,
 			    (unsigned long long)eff);
-	ref_add(m, idx, eff, iv);
+	if (due != !!(m->ent[idx].flags & TW_DUE))
+		return fail(m, "entry %u at %llu: on w->due %d, pass to %llu",
+			    idx, (unsigned long long)eff,
+			    !!(m->ent[idx].flags & TW_DUE),
+			    (unsigned long long)m->target);
+	/* An entry on w->due holds no lawn queue: no TTL. */
+	ref_add(m, idx, eff, due ? 0 : iv);
 	m->d->stats.inserted++;
 	return verify_state(m);
 }
@@ -535,6 +683,9 @@ static int step(struct tw_diff_model *m)
 {
 	u64 r = rnd_below(m, 1000);
 
+	if (m->target != m->now)
+		m->d->stats.interleaved++;
+
 	if (r < 450)
 		return do_insert(m);
 	if (r < 600)
@@ -562,6 +713,7 @@ static int restart(struct tw_diff_model *m)
 		return ret;
 	tw_destroy(&m->w);
 	m->now = rnd_below(m, 1ULL << 40);
+	m->target = m->now;
 	m->d->stats.restarts++;
 	m->inserted_before = m->d->stats.inserted;
 	ret = tw_init(&m->w, m->d->ops, &m->d->geo, m->now);
@@ -583,7 +735,8 @@ static void model_free(struct tw_diff_model *m)
 
 int tw_diff_run(struct tw_diff *d)
 {
-	struct tw_diff_model m = { .d = d, .now = d->start };
+	struct tw_diff_model m = { .d = d, .now = d->start,
+				   .target = d->start };
 	int ret;
 	u32 i;
 

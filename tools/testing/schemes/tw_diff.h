@@ -35,6 +35,8 @@ struct tw_diff_src {
  * @expired:	entries collected by advances and drains
  * @checks:	tw_check() calls
  * @drains:	tw_drain() calls
+ * @stopped:	tw_advance() and tw_drain() calls that stopped partway
+ * @interleaved: operations done while a pass was partway
  * @restarts:	fresh wheels started lower after reaching the ceiling
  * @max_pending: most entries pending at once
  */
@@ -48,6 +50,8 @@ struct tw_diff_stats {
 	u64 expired;
 	u64 checks;
 	u64 drains;
+	u64 stopped;
+	u64 interleaved;
 	u64 restarts;
 	u64 max_pending;
 };
@@ -60,6 +64,10 @@ struct tw_diff_stats {
  * @nr_ops:	operations to perform (fuzzing: until the input runs out)
  * @pool:	entries to choose from (how many can be pending at once)
  * @dense:	advance by 1 to 3 ticks only, so entries pile up to @pool
+ * @budget:	0: every advance unbounded; else most advances and drains
+ *		get a random budget of 1..@budget (tw.h, "Budgets"), and a
+ *		pass that stops is left partway for other operations, or
+ *		driven to its end
  * @src:	the random choices
  * @stats:	filled in by the run
  * @why:	the first mismatch, when the run fails
@@ -71,6 +79,7 @@ struct tw_diff {
 	u64 nr_ops;
 	u32 pool;
 	bool dense;
+	u32 budget;
 	struct tw_diff_src *src;
 	struct tw_diff_stats stats;
 	char why[512];

@@ -43,6 +43,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		d.ops = ops;
 		d.geo = data[0] & 1 ? geo_small : geo_default;
 		d.start = starts[(data[0] >> 1) & 3];
+		/* 0: unbounded; else budgets of 1..n (tw.h, "Budgets"). */
+		d.budget = (data[0] >> 3) & 31;
 		d.nr_ops = U64_MAX;
 		d.pool = 64;
 		d.src = &src;

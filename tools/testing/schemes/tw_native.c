@@ -351,7 +351,7 @@ static u64 ticks(struct native *b, u64 from, u64 t)
 	LIST_HEAD(expired);
 
 	for (i = 0; i < t; i++)
-		tw_advance(&b->w, b->w.now + 1, &expired);
+		tw_advance(&b->w, b->w.now + 1, &expired, TW_UNBOUNDED);
 	t0 = now_ns() - t0;
 	if (!list_empty(&expired)) {
 		fprintf(stderr, "tw_native: %s collected an entry in a tick with none due\n",

@@ -82,7 +82,7 @@ static u64 advance_count(struct tw_wheel *w, u64 now)
 	LIST_HEAD(out);
 	u64 n = 0;
 
-	tw_advance(w, now, &out);
+	tw_advance(w, now, &out, TW_UNBOUNDED);
 	list_for_each_entry(e, &out, list) {
 		if (tw_pending(e) || e->expires > now)
 			return U64_MAX;
@@ -262,6 +262,61 @@ static bool t_same_tick(const struct tw_ops *ops)
 	return true;
 }
 
+/*
+ * A burst with a budget (tw.h, "Budgets"): 2000 entries due at one tick
+ * and 500 a tick later are collected 64 at a time, none looked at beyond
+ * the budget, w->now unmoved until the pass is done, and an entry
+ * inserted due by the target between two calls is collected by the pass.
+ */
+static bool t_budget_burst(const struct tw_ops *ops)
+{
+	enum { N = 2000, LATER = 500, BUDGET = 64 };
+	struct tw_entry *e = calloc(N + LATER + 1, sizeof(*e)), *x;
+	u64 examined, calls = 0, got = 0, n;
+	struct tw_wheel w;
+	LIST_HEAD(out);
+	int i;
+
+	EXPECT(e, "");
+	if (!setup(&w, ops, 5000)) {
+		free(e);
+		return false;
+	}
+	for (i = 0; i < N + LATER + 1; i++)
+		tw_entry_init(&e[i]);
+	for (i = 0; i < N + LATER; i++)
+		EXPECT(!tw_insert(&w, &e[i], i < N ? 5037 : 5038), "");
+	do {
+		examined = w.stats.examined;
+		n = tw_advance(&w, 5037, &out, BUDGET);
+		EXPECT(n <= BUDGET && w.stats.examined - examined <= BUDGET,
+		       "call %llu: %llu collected, %llu looked at",
+		       (unsigned long long)calls, (unsigned long long)n,
+		       (unsigned long long)(w.stats.examined - examined));
+		got += n;
+		calls++;
+		EXPECT(tw_advancing(&w) ? w.now == 5000 && w.target == 5037 &&
+		       tw_next(&w) == 5001 : w.now == 5037, "");
+		EXPECT(!tw_check(&w), "call %llu", (unsigned long long)calls);
+		if (calls == 3) {
+			/* Due by the target: w->due, handed out next. */
+			EXPECT(!tw_insert(&w, &e[N + LATER], 5010), "");
+			EXPECT(e[N + LATER].flags & TW_DUE, "");
+		}
+	} while (tw_advancing(&w));
+	EXPECT(got == N + 1, "%llu collected", (unsigned long long)got);
+	EXPECT(calls >= N / BUDGET && calls <= 4 * N / BUDGET + 4,
+	       "%llu calls", (unsigned long long)calls);
+	list_for_each_entry(x, &out, list)
+		EXPECT(x->expires <= 5037 && !tw_pending(x), "");
+	EXPECT(w.stats.stopped == calls - 1, "");
+	EXPECT(advance_count(&w, 5038) == LATER, "");
+	EXPECT(!w.nr_pending && !tw_check(&w), "");
+	tw_destroy(&w);
+	free(e);
+	return true;
+}
+
 /* Simple's MaxInterval; the others take the whole 64-bit range. */
 static bool t_range(const struct tw_ops *ops)
 {
@@ -359,7 +414,7 @@ static bool t_drain(const struct tw_ops *ops)
 	EXPECT(advance_count(&w, now + 5) != U64_MAX, "");
 	now = w.now;
 	stats = w.stats;
-	tw_drain(&w, &out);
+	tw_drain(&w, &out, TW_UNBOUNDED);
 	list_for_each_entry(p, &out, list) {
 		EXPECT(!tw_pending(p) && p->expires > now, "");
 		n++;
@@ -580,6 +635,7 @@ static const struct unit_test unit_tests[] = {
 	{ "insert of a pending entry is -EBUSY", t_busy },
 	{ "expiry <= now fires on the next tick", t_past },
 	{ "2000 entries on two ticks", t_same_tick },
+	{ "a burst, 64 at a time: budgets", t_budget_burst },
 	{ "range: MaxInterval or the 64-bit range", t_range },
 	{ "lawn queues: -ENOSPC and reuse", t_lawn_queues, TW_LAWN },
 	{ "drain", t_drain },
@@ -607,6 +663,8 @@ static void run_diff(const struct tw_ops *ops, const char *gname,
 	static const u64 starts[] = { 0, (1ULL << 32) - 5000, 1ULL << 47,
 				      U64_MAX - (1ULL << 60), 1ULL << 40 };
 	static const unsigned int pool_x16[] = { 16, 1, 64, 4, 64 };
+	/* 0: unbounded advances only, as before budgets; else the most. */
+	static const u32 budgets[] = { 0, 3, 64, 16, 8 };
 	const unsigned int nseg = ARRAY_SIZE(starts);
 	struct tw_diff_stats sum = { 0 };
 	struct tw_diff_src src;
@@ -623,6 +681,7 @@ static void run_diff(const struct tw_ops *ops, const char *gname,
 		d.start = starts[s];
 		d.pool = max(o->pool * pool_x16[s] / 16, 8U);
 		d.dense = s == 4;
+		d.budget = budgets[s];
 		d.nr_ops = nops / nseg;
 		ret = tw_diff_run(&d);
 		sum.ops += d.stats.ops;
@@ -634,16 +693,20 @@ static void run_diff(const struct tw_ops *ops, const char *gname,
 		sum.expired += d.stats.expired;
 		sum.checks += d.stats.checks;
 		sum.drains += d.stats.drains;
+		sum.stopped += d.stats.stopped;
+		sum.interleaved += d.stats.interleaved;
 		sum.restarts += d.stats.restarts;
 		sum.max_pending = max(sum.max_pending, d.stats.max_pending);
 	}
-	printf("# %s/%s: %llu ops (%llu inserts, %llu refused, %llu removes, %llu idle removes, %llu advances, %llu expired, %llu checks, %llu drains, %llu restarts, <= %llu pending) in %.2f s\n",
+	printf("# %s/%s: %llu ops (%llu inserts, %llu refused, %llu removes, %llu idle removes, %llu advances, %llu expired, %llu checks, %llu drains, %llu stopped by a budget, %llu ops amid a pass, %llu restarts, <= %llu pending) in %.2f s\n",
 	       ops->name, gname, (unsigned long long)sum.ops,
 	       (unsigned long long)sum.inserted, (unsigned long long)sum.refused,
 	       (unsigned long long)sum.removed,
 	       (unsigned long long)sum.idle_removes,
 	       (unsigned long long)sum.advances, (unsigned long long)sum.expired,
 	       (unsigned long long)sum.checks, (unsigned long long)sum.drains,
+	       (unsigned long long)sum.stopped,
+	       (unsigned long long)sum.interleaved,
 	       (unsigned long long)sum.restarts,
 	       (unsigned long long)sum.max_pending, seconds() - t0);
 	if (ret)
