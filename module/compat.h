@@ -30,6 +30,8 @@
 #include <linux/build_bug.h>
 #include <linux/callout.h>
 #include <linux/hrtimer.h>
+#include <linux/spinlock.h>
+/* After spinlock.h: 6.12-rt's local_lock_internal.h needs spinlock_t. */
 #include <linux/local_lock.h>
 #include <linux/stringify.h>
 #include <linux/timer.h>

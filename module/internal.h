@@ -9,12 +9,13 @@
 #include <linux/atomic.h>
 #include <linux/callout.h>
 #include <linux/list_nulls.h>
-#include <linux/local_lock.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/smp.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
+/* After spinlock.h: 6.12-rt's local_lock_internal.h needs spinlock_t. */
+#include <linux/local_lock.h>
 
 #include "callout_tw.h"
 #include "compat.h"

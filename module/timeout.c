@@ -106,7 +106,6 @@
 
 #include <linux/export.h>
 #include <linux/jhash.h>
-#include <linux/local_lock.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/random.h>
