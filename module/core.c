@@ -56,7 +56,8 @@
  *                       no other lock of callout.ko held but expiry_lock
  *                       (a timeout's expiry unhashes it and may put it);
  *                       neither nests in the other. The kernel owner's
- *                       per-CPU free lists take none: BHs off alone
+ *                       per-CPU free lists take a local lock each, BHs
+ *                       off (a per-CPU spinlock on PREEMPT_RT), a leaf
  *   base->lock          a base and its callouts (interrupts off); only the
  *                       hrtimer core's own locks nest inside it
  *   file->wq's lock     a leaf: the tick's uc_fire() wakes a file's

@@ -36,7 +36,8 @@
  * (GFP_KERNEL_ACCOUNT), so a process's idle callouts count in its memory
  * cgroup as its pending ones do. The kernel's owner, which every CPU's
  * callers share, has a front of TO_PCPU_MAX_FREE more per CPU, taken with
- * bottom halves off and no lock, as the slab's own per-CPU free lists:
+ * bottom halves off under a local lock of that CPU's own (lockdep's notice
+ * alone but on PREEMPT_RT), as the slab's own per-CPU free lists:
  * one owner lock for all of them would be the one lock every CPU's
  * timeouts meet, and it cost a quarter of a pair (the notes of issue 17).
  *
