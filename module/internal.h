@@ -260,7 +260,6 @@ int callout_to_cancel(struct callout_owner *o, u64 func, u64 arg);
 void callout_to_put(struct callout_to *to);
 int callout_timeout_init(void);
 void callout_timeout_exit(void);
-u64 callout_hash_lookups(void);
 void callout_hash_stats(u64 *entries, u64 *longest_chain);
 
 /* dev.c */

@@ -116,24 +116,11 @@
 
 #include "internal.h"
 
-/* Per CPU: a shared counter would be an atomic on every untimeout(). */
-static DEFINE_PER_CPU(u64, callout_hash_nr_lookups);
-
 /*
  * Callouts of one key share its bucket with others; a cap keeps the walk
  * of a bucket, the insert's and untimeout()'s, O(1) whatever one key has.
  */
 #define CALLOUT_HASH_MAX_DUPS	64
-
-u64 callout_hash_lookups(void)
-{
-	unsigned int cpu;
-	u64 sum = 0;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(callout_hash_nr_lookups, cpu);
-	return sum;
-}
 
 /*
  * The index of callout_to: a table of hlist_nulls buckets, fixed at load.
@@ -570,7 +557,6 @@ static struct callout_to *to_claim(const struct callout_key *key)
 	struct callout_to *to;
 	unsigned long s;
 
-	this_cpu_inc(callout_hash_nr_lookups);
 restart:
 	hlist_nulls_for_each_entry_rcu(to, pos, &to_table[bucket], h.node) {
 		s = atomic_long_read_acquire(&to->state);
