@@ -1024,26 +1024,62 @@ static void uc_submit_chunk(struct callout_file *f, struct callout_op *ops,
 }
 
 /*
- * Read the @n ops at @uops into @ops and write them back as read, before
- * any is carried out. Return: how many of them, from the first, could be
- * read and written.
+ * Read the @n ops at @uops into @ops, and write the fields they return
+ * before any is carried out, so that an array that cannot be written is
+ * found before anything is done. Field by field: a few moves an op, where
+ * copy_from_user() would be a string copy.
+ * Return: how many of them, from the first, could be read and written.
  */
 static unsigned int uc_ops_fetch(struct callout_op *ops,
 				 struct callout_op __user *uops,
 				 unsigned int n)
 {
-	size_t left;
+	struct callout_op *op = ops;
+	struct callout_op __user *u = uops;
 
-	left = copy_from_user(ops, uops, n * sizeof(*ops));
-	n -= DIV_ROUND_UP(left, sizeof(*ops));
-	left = copy_to_user(uops, ops, n * sizeof(*ops));
-	return n - DIV_ROUND_UP(left, sizeof(*ops));
+	if (!user_access_begin(uops, n * sizeof(*uops)))
+		return 0;
+	for (; u < uops + n; op++, u++) {
+		unsafe_get_user(op->op, &u->op, out);
+		unsafe_get_user(op->flags, &u->flags, out);
+		unsafe_get_user(op->handle, &u->handle, out);
+		unsafe_get_user(op->timeout, &u->timeout, out);
+		unsafe_get_user(op->period_ns, &u->period_ns, out);
+		unsafe_get_user(op->cookie, &u->cookie, out);
+		unsafe_get_user(op->arg, &u->arg, out);
+		unsafe_put_user(0, &u->result, out);
+		unsafe_put_user(op->handle, &u->handle, out);
+	}
+out:
+	user_access_end();
+	return op - ops;
+}
+
+/* Write the results of the @n ops at @ops to @uops. Return: 0 or -EFAULT. */
+static int uc_ops_results(const struct callout_op *ops,
+			  struct callout_op __user *uops, unsigned int n)
+{
+	const struct callout_op *op = ops;
+	struct callout_op __user *u = uops;
+
+	if (!user_access_begin(uops, n * sizeof(*uops)))
+		return -EFAULT;
+	for (; u < uops + n; op++, u++) {
+		unsafe_put_user(op->result, &u->result, fault);
+		if (op->op == CALLOUT_OP_SET)
+			unsafe_put_user(op->handle, &u->handle, fault);
+	}
+	user_access_end();
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
 }
 
 /*
  * CALLOUT_IOC_SUBMIT: the operations in chunks of UC_SUBMIT_CHUNK, each
- * read into the kernel, checked to be writable (written back unchanged),
- * carried out, and its results written back: so an array that cannot be
+ * read into the kernel, checked to be writable, carried out, and its
+ * results written back: so an array that cannot be
  * read or written stops the batch before the first op it holds, and
  * ->done counts exactly the ops carried out. Only another thread changing
  * the mapping during the call can lose results of ops carried out.
@@ -1070,8 +1106,7 @@ static int ioc_submit(struct callout_file *f,
 		n = min_t(unsigned int, req.nr - done, UC_SUBMIT_CHUNK);
 		got = uc_ops_fetch(ops, uops + done, n);
 		uc_submit_chunk(f, ops, got, now);
-		if (copy_to_user(uops + done, ops, got * sizeof(*ops)) ||
-		    got < n)
+		if (uc_ops_results(ops, uops + done, got) || got < n)
 			ret = -EFAULT;
 		done += got;
 		cond_resched();
