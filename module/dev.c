@@ -475,12 +475,26 @@ static struct ucallout *__uc_get(struct callout_file *f)
 			goto uncharge;
 		}
 	}
-	memset(uc, 0, sizeof(*uc));
+	/*
+	 * Field by field, not a memset of all 256 bytes: the arming records
+	 * and the event times are written before they are read.
+	 */
 	callout_init(&uc->c);
-	seqcount_init(&uc->ev_seqc);
 	uc->file = f;
-	uc->slot = s;
 	uc->handle = (u64)s->gen << 32 | s->idx;
+	uc->slot = s;
+	uc->cookie = 0;
+	uc->cur_seq = 0;
+	uc->cur = 0;
+	uc->linked = false;
+	uc->busy = 0;
+	atomic_set(&uc->state, 0);
+	uc->q.timeout = false;
+	seqcount_init(&uc->ev_seqc);
+	uc->ev_seq = 0;
+	uc->ev_count = 0;
+	uc->rd_seq = 0;
+	uc->rd_count = 0;
 	return uc;
 uncharge:
 	uc_uncharge(f, 1);
