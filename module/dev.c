@@ -134,6 +134,7 @@
 #include <linux/math64.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/percpu_counter.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
@@ -327,7 +328,14 @@ struct ucallout_to {
 };
 
 static struct kmem_cache *ucallout_cache, *ucallout_to_cache;
-atomic_long_t callout_user_total;
+
+/*
+ * Every file's callouts, against max_total: a per-CPU counter, so that a
+ * SET and a cancel touch no cache line that every CPU's SETs share. It is
+ * summed exactly only near the limit (__percpu_counter_compare()).
+ */
+struct percpu_counter callout_user_total;
+#define UC_TOTAL_BATCH	64
 
 /*
  * What a file allocates for its user: charged to the caller's memory cgroup
@@ -356,10 +364,14 @@ static struct ucallout_to *q_uto(struct uc_node *q)
 static int uc_charge(struct callout_file *f)
 {
 	if (atomic_long_inc_return(&f->nr_uc) <= callout_max_per_file) {
-		if (atomic_long_inc_return(&callout_user_total) <=
-		    callout_max_total)
+		percpu_counter_add_batch(&callout_user_total, 1,
+					 UC_TOTAL_BATCH);
+		if (__percpu_counter_compare(&callout_user_total,
+					     callout_max_total,
+					     UC_TOTAL_BATCH) <= 0)
 			return 0;
-		atomic_long_dec(&callout_user_total);
+		percpu_counter_add_batch(&callout_user_total, -1,
+					 UC_TOTAL_BATCH);
 	}
 	atomic_long_dec(&f->nr_uc);
 	return -ENOSPC;
@@ -368,7 +380,7 @@ static int uc_charge(struct callout_file *f)
 static void uc_uncharge(struct callout_file *f, unsigned long n)
 {
 	atomic_long_sub(n, &f->nr_uc);
-	atomic_long_sub(n, &callout_user_total);
+	percpu_counter_add_batch(&callout_user_total, -(s64)n, UC_TOTAL_BATCH);
 }
 
 /* The callout armed as @handle, or NULL; the file lock is held. */
@@ -1621,6 +1633,8 @@ int callout_dev_init(void)
 {
 	int ret = -ENOMEM;
 
+	if (percpu_counter_init(&callout_user_total, 0, GFP_KERNEL))
+		return -ENOMEM;
 	ucallout_cache = KMEM_CACHE(ucallout, SLAB_ACCOUNT);
 	/* SLAB_TYPESAFE_BY_RCU, and charged to each file's memory cgroup */
 	ucallout_to_cache = callout_to_cache_create("ucallout_to",
@@ -1637,6 +1651,7 @@ int callout_dev_init(void)
 err:
 	kmem_cache_destroy(ucallout_to_cache);
 	kmem_cache_destroy(ucallout_cache);
+	percpu_counter_destroy(&callout_user_total);
 	return ret;
 }
 
@@ -1646,4 +1661,5 @@ void callout_dev_exit(void)
 	/* It waits for RCU readers of its objects first (TYPESAFE_BY_RCU). */
 	kmem_cache_destroy(ucallout_to_cache);
 	kmem_cache_destroy(ucallout_cache);
+	percpu_counter_destroy(&callout_user_total);
 }
