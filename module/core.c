@@ -59,7 +59,10 @@
  *                       per-CPU free lists take a local lock each, BHs
  *                       off (a per-CPU spinlock on PREEMPT_RT), a leaf
  *   base->lock          a base and its callouts (interrupts off); only the
- *                       hrtimer core's own locks nest inside it
+ *                       hrtimer core's own locks nest inside it, and in
+ *                       a batch (dev.c's SUBMIT, "Batches" below) what
+ *                       dev.c does between its operations: the slab's,
+ *                       a percpu_counter's and printk's, all leaves
  *   file->wq's lock     a leaf: the tick's uc_fire() wakes a file's
  *                       readers with no lock of callout.ko held but
  *                       expiry_lock (and the func map)

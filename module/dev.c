@@ -9,7 +9,8 @@
  * below). The file lock protects the table, the spare ucallouts and every
  * ucallout's user-side state (its armings, whether it is in the table).
  * Lock order (the whole of it is at the top of core.c): the read mutex,
- * then the file lock, then a base lock (taken inside callout_set_from()).
+ * then the file lock, then a base lock (taken inside callout_set_from(),
+ * or held across the operations of a SUBMIT: a core batch).
  * timeout.c's owner lock is never taken with the file lock held. The
  * expiry takes no file lock. A __ helper is called with the file lock
  * held.
