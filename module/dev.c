@@ -1090,8 +1090,9 @@ static unsigned int uc_ops_fetch(struct callout_op *ops,
 		unsafe_get_user(op->period_ns, &u->period_ns, out);
 		unsafe_get_user(op->cookie, &u->cookie, out);
 		unsafe_get_user(op->arg, &u->arg, out);
-		unsafe_put_user(0, &u->result, out);
+		/* The handle first: an op whose result says 0 was taken. */
 		unsafe_put_user(op->handle, &u->handle, out);
+		unsafe_put_user(0, &u->result, out);
 	}
 out:
 	user_access_end();
@@ -1130,21 +1131,31 @@ fault:
 static int ioc_submit(struct callout_file *f,
 		      struct callout_submit __user *argp)
 {
-	struct callout_op ops[UC_SUBMIT_CHUNK];
+	/*
+	 * Not zeroed on entry (CONFIG_INIT_STACK_ALL_ZERO): 768 bytes a call,
+	 * and every op is read in before it is used.
+	 */
+	struct callout_op ops[UC_SUBMIT_CHUNK] __uninitialized;
 	struct callout_op __user *uops;
 	struct callout_submit req;
 	unsigned int done = 0, n, got;
 	int ret = 0;
 	u64 now;
 
-	if (copy_from_user(&req, argp, sizeof(req)))
+	/* Field by field, as the ops (uc_ops_fetch()); done is output. */
+	if (!user_access_begin(argp, sizeof(*argp)))
 		return -EFAULT;
+	unsafe_get_user(req.ops, &argp->ops, fault);
+	unsafe_get_user(req.nr, &argp->nr, fault);
+	unsafe_get_user(req.flags, &argp->flags, fault);
+	unsafe_get_user(req.reserved, &argp->reserved, fault);
+	user_access_end();
 	if (req.flags || req.reserved)
 		ret = -EINVAL;
 	else if (req.nr > CALLOUT_SUBMIT_MAX)
 		ret = -E2BIG;
 	uops = u64_to_user_ptr(req.ops);
-	now = callout_now_ns();
+	now = req.nr ? callout_now_ns() : 0;
 	while (!ret && done < req.nr) {
 		n = min_t(unsigned int, req.nr - done, UC_SUBMIT_CHUNK);
 		got = uc_ops_fetch(ops, uops + done, n);
@@ -1157,6 +1168,9 @@ static int ioc_submit(struct callout_file *f,
 	if (put_user(done, &argp->done))
 		return -EFAULT;
 	return ret;
+fault:
+	user_access_end();
+	return -EFAULT;
 }
 
 static long callout_ioctl(struct file *file, unsigned int cmd,
