@@ -152,6 +152,41 @@ int timeout(callout_func_t func, void *arg, __u64 ticks);
 int untimeout(callout_func_t func, void *arg);
 
 /**
+ * callout_submit() - carry out an array of operations, in few system calls
+ * @ops:  @nr operations (struct callout_op): CALLOUT_OP_SET, _UNSET,
+ *        _RESET, _TIMEOUT and _UNTIMEOUT, with the fields each reads and
+ *        every other field 0; a TIMEOUT's func is its cookie field, cast
+ *        from a callout_func_t, and its arg the arg field
+ * @nr:   how many; any number: more than CALLOUT_SUBMIT_MAX go to the
+ *        kernel in several calls of CALLOUT_SUBMIT_MAX (the last fewer)
+ * @done: set to the number of operations carried out, ops[0 .. *@done - 1];
+ *        may be NULL
+ *
+ * The operations are carried out in array order, each as its single call
+ * (setcallout(), unsetcallout(), resetcallout(), timeout(), untimeout())
+ * would be, and each gets its own result in its result field: 0 or the
+ * negative errno that call would return. A SET's handle field gets the
+ * handle (0 if it failed). One that fails does not stop the ones after it.
+ * A TIMEOUT or UNTIMEOUT is counted as timeout() and untimeout() count
+ * them: an UNTIMEOUT whose timeout has fired but whose event waits in the
+ * file gets 0, and its func(arg) does not run; a TIMEOUT with a NULL func
+ * gets -EINVAL and is not carried out. The times of SET and RESET count
+ * from one clock read per kernel call. The library reads all of @ops
+ * before the first kernel call (to count the timeouts), so @ops must be
+ * readable.
+ *
+ * Return: 0 if every operation was carried out (*@done = @nr), whatever
+ * their results; otherwise a negative errno, and *@done says how many
+ * were, the rest not even read by the kernel: -EFAULT if the kernel could
+ * not write a result back (ops[*@done] is the first of a range it could
+ * not write); -ENOMEM if the library could not count a TIMEOUT (before
+ * any of that kernel call's operations); -ENOTTY if the kernel has no
+ * CALLOUT_IOC_SUBMIT; or the errors of callout_open().
+ */
+int callout_submit(struct callout_op *ops, unsigned int nr,
+		   unsigned int *done);
+
+/**
  * callout_dispatch() - handle the events that are waiting, without blocking
  * @handler: called for each event of setcallout(); NULL drops them
  * @data:    passed to @handler
