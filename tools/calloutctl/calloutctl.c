@@ -1019,7 +1019,7 @@ static const struct command commands[] = {
 	  "  reset HANDLE TIME[/PERIOD]     re-arm one\n"
 	  "  unset HANDLE                   cancel one\n"
 	  "  timeout TIME                   an old-style timeout(func, arg)\n"
-	  "  untimeout N                    cancel one of timeout OP N's pair\n"
+	  "  untimeout N                    cancel the timeout of OP N\n"
 	  "  wait TIME | wait event         end the batch, then sleep TIME or\n"
 	  "                                 until an event is queued (unread)\n"
 	  "HANDLE is a number or @N, the handle of set OP N of an earlier batch.\n"
