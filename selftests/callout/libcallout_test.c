@@ -290,6 +290,8 @@ TEST_F(lib, resetcallout_moves_it)
 		return;
 	start = now_ns();
 	ASSERT_EQ(0, setcallout(10000 * MS, 0, 5, &h));
+	/* Refused: it stays armed as it was, and can be moved after. */
+	EXPECT_EQ(-ERANGE, resetcallout(h, self->info.max_timeout_ns + 1, 0));
 	ASSERT_EQ(0, resetcallout(h, 20 * MS, 0));
 	ASSERT_EQ(1, pump(s, 1, 5000));
 	EXPECT_EQ(h, s->ev[0].handle);
