@@ -134,6 +134,7 @@
 #include <linux/math64.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/percpu_counter.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
@@ -327,7 +328,14 @@ struct ucallout_to {
 };
 
 static struct kmem_cache *ucallout_cache, *ucallout_to_cache;
-atomic_long_t callout_user_total;
+
+/*
+ * Every file's callouts, against max_total: a per-CPU counter, so that a
+ * SET and a cancel touch no cache line that every CPU's SETs share. It is
+ * summed exactly only near the limit (__percpu_counter_compare()).
+ */
+struct percpu_counter callout_user_total;
+#define UC_TOTAL_BATCH	64
 
 /*
  * What a file allocates for its user: charged to the caller's memory cgroup
@@ -356,10 +364,14 @@ static struct ucallout_to *q_uto(struct uc_node *q)
 static int uc_charge(struct callout_file *f)
 {
 	if (atomic_long_inc_return(&f->nr_uc) <= callout_max_per_file) {
-		if (atomic_long_inc_return(&callout_user_total) <=
-		    callout_max_total)
+		percpu_counter_add_batch(&callout_user_total, 1,
+					 UC_TOTAL_BATCH);
+		if (__percpu_counter_compare(&callout_user_total,
+					     callout_max_total,
+					     UC_TOTAL_BATCH) <= 0)
 			return 0;
-		atomic_long_dec(&callout_user_total);
+		percpu_counter_add_batch(&callout_user_total, -1,
+					 UC_TOTAL_BATCH);
 	}
 	atomic_long_dec(&f->nr_uc);
 	return -ENOSPC;
@@ -368,7 +380,7 @@ static int uc_charge(struct callout_file *f)
 static void uc_uncharge(struct callout_file *f, unsigned long n)
 {
 	atomic_long_sub(n, &f->nr_uc);
-	atomic_long_sub(n, &callout_user_total);
+	percpu_counter_add_batch(&callout_user_total, -(s64)n, UC_TOTAL_BATCH);
 }
 
 /* The callout armed as @handle, or NULL; the file lock is held. */
@@ -475,12 +487,26 @@ static struct ucallout *__uc_get(struct callout_file *f)
 			goto uncharge;
 		}
 	}
-	memset(uc, 0, sizeof(*uc));
+	/*
+	 * Field by field, not a memset of all 256 bytes: the arming records
+	 * and the event times are written before they are read.
+	 */
 	callout_init(&uc->c);
-	seqcount_init(&uc->ev_seqc);
 	uc->file = f;
-	uc->slot = s;
 	uc->handle = (u64)s->gen << 32 | s->idx;
+	uc->slot = s;
+	uc->cookie = 0;
+	uc->cur_seq = 0;
+	uc->cur = 0;
+	uc->linked = false;
+	uc->busy = 0;
+	atomic_set(&uc->state, 0);
+	uc->q.timeout = false;
+	seqcount_init(&uc->ev_seqc);
+	uc->ev_seq = 0;
+	uc->ev_count = 0;
+	uc->rd_seq = 0;
+	uc->rd_count = 0;
 	return uc;
 uncharge:
 	uc_uncharge(f, 1);
@@ -1024,26 +1050,62 @@ static void uc_submit_chunk(struct callout_file *f, struct callout_op *ops,
 }
 
 /*
- * Read the @n ops at @uops into @ops and write them back as read, before
- * any is carried out. Return: how many of them, from the first, could be
- * read and written.
+ * Read the @n ops at @uops into @ops, and write the fields they return
+ * before any is carried out, so that an array that cannot be written is
+ * found before anything is done. Field by field: a few moves an op, where
+ * copy_from_user() would be a string copy.
+ * Return: how many of them, from the first, could be read and written.
  */
 static unsigned int uc_ops_fetch(struct callout_op *ops,
 				 struct callout_op __user *uops,
 				 unsigned int n)
 {
-	size_t left;
+	struct callout_op *op = ops;
+	struct callout_op __user *u = uops;
 
-	left = copy_from_user(ops, uops, n * sizeof(*ops));
-	n -= DIV_ROUND_UP(left, sizeof(*ops));
-	left = copy_to_user(uops, ops, n * sizeof(*ops));
-	return n - DIV_ROUND_UP(left, sizeof(*ops));
+	if (!user_access_begin(uops, n * sizeof(*uops)))
+		return 0;
+	for (; u < uops + n; op++, u++) {
+		unsafe_get_user(op->op, &u->op, out);
+		unsafe_get_user(op->flags, &u->flags, out);
+		unsafe_get_user(op->handle, &u->handle, out);
+		unsafe_get_user(op->timeout, &u->timeout, out);
+		unsafe_get_user(op->period_ns, &u->period_ns, out);
+		unsafe_get_user(op->cookie, &u->cookie, out);
+		unsafe_get_user(op->arg, &u->arg, out);
+		unsafe_put_user(0, &u->result, out);
+		unsafe_put_user(op->handle, &u->handle, out);
+	}
+out:
+	user_access_end();
+	return op - ops;
+}
+
+/* Write the results of the @n ops at @ops to @uops. Return: 0 or -EFAULT. */
+static int uc_ops_results(const struct callout_op *ops,
+			  struct callout_op __user *uops, unsigned int n)
+{
+	const struct callout_op *op = ops;
+	struct callout_op __user *u = uops;
+
+	if (!user_access_begin(uops, n * sizeof(*uops)))
+		return -EFAULT;
+	for (; u < uops + n; op++, u++) {
+		unsafe_put_user(op->result, &u->result, fault);
+		if (op->op == CALLOUT_OP_SET)
+			unsafe_put_user(op->handle, &u->handle, fault);
+	}
+	user_access_end();
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
 }
 
 /*
  * CALLOUT_IOC_SUBMIT: the operations in chunks of UC_SUBMIT_CHUNK, each
- * read into the kernel, checked to be writable (written back unchanged),
- * carried out, and its results written back: so an array that cannot be
+ * read into the kernel, checked to be writable, carried out, and its
+ * results written back: so an array that cannot be
  * read or written stops the batch before the first op it holds, and
  * ->done counts exactly the ops carried out. Only another thread changing
  * the mapping during the call can lose results of ops carried out.
@@ -1070,8 +1132,7 @@ static int ioc_submit(struct callout_file *f,
 		n = min_t(unsigned int, req.nr - done, UC_SUBMIT_CHUNK);
 		got = uc_ops_fetch(ops, uops + done, n);
 		uc_submit_chunk(f, ops, got, now);
-		if (copy_to_user(uops + done, ops, got * sizeof(*ops)) ||
-		    got < n)
+		if (uc_ops_results(ops, uops + done, got) || got < n)
 			ret = -EFAULT;
 		done += got;
 		cond_resched();
@@ -1572,6 +1633,8 @@ int callout_dev_init(void)
 {
 	int ret = -ENOMEM;
 
+	if (percpu_counter_init(&callout_user_total, 0, GFP_KERNEL))
+		return -ENOMEM;
 	ucallout_cache = KMEM_CACHE(ucallout, SLAB_ACCOUNT);
 	/* SLAB_TYPESAFE_BY_RCU, and charged to each file's memory cgroup */
 	ucallout_to_cache = callout_to_cache_create("ucallout_to",
@@ -1588,6 +1651,7 @@ int callout_dev_init(void)
 err:
 	kmem_cache_destroy(ucallout_to_cache);
 	kmem_cache_destroy(ucallout_cache);
+	percpu_counter_destroy(&callout_user_total);
 	return ret;
 }
 
@@ -1597,4 +1661,5 @@ void callout_dev_exit(void)
 	/* It waits for RCU readers of its objects first (TYPESAFE_BY_RCU). */
 	kmem_cache_destroy(ucallout_to_cache);
 	kmem_cache_destroy(ucallout_cache);
+	percpu_counter_destroy(&callout_user_total);
 }

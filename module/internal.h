@@ -13,6 +13,7 @@
 #include <linux/list.h>
 #include <linux/smp.h>
 #include <linux/percpu.h>
+#include <linux/percpu_counter.h>
 #include <linux/spinlock.h>
 /* After spinlock.h: 6.12-rt's local_lock_internal.h needs spinlock_t. */
 #include <linux/local_lock.h>
@@ -265,7 +266,7 @@ void callout_hash_stats(u64 *entries, u64 *longest_chain);
 /* dev.c */
 int callout_dev_init(void);
 void callout_dev_exit(void);
-extern atomic_long_t callout_user_total;
+extern struct percpu_counter callout_user_total;
 
 /* Counted where no base lock is held: this_cpu_inc() */
 struct callout_op_counts {
