@@ -715,14 +715,15 @@ TEST_F(lib, submit_any_count)
 }
 
 /*
- * The array runs into a page the kernel cannot write: the call fails with
- * EFAULT and done says how far it got, exactly: those ops have their
- * results, the rest are untouched and not carried out (the kernel has no
- * timeout of theirs), and the library counted just the TIMEOUTs that were.
+ * The array runs into a page the kernel cannot write, from op W on: the
+ * call fails with EFAULT and done says how far it got, exactly: those ops
+ * have their results, the rest are untouched and not carried out (the
+ * kernel has no timeout of theirs), and the library counted just the
+ * TIMEOUTs that were.
  */
 TEST_F(lib, submit_stops_at_efault)
 {
-	enum { W = 100, N = 150 };	/* op W straddles the read-only page */
+	enum { W = 100, N = 150 };
 	struct callout_untimeout req = { .func = (uintptr_t)func_one };
 	size_t page = sysconf(_SC_PAGESIZE);
 	struct callout_op *ops;
@@ -735,7 +736,7 @@ TEST_F(lib, submit_stops_at_efault)
 	map = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, map);
-	ops = (struct callout_op *)(map + 2 * page - sizeof(*ops) / 2) - W;
+	ops = (struct callout_op *)(map + 2 * page) - W;
 	ASSERT_LE((char *)map, (char *)ops);
 	ASSERT_GE(map + 3 * page, (char *)(ops + N));
 	for (i = 0; i < N; i++) {
@@ -749,6 +750,7 @@ TEST_F(lib, submit_stops_at_efault)
 	EXPECT_EQ(-EFAULT, callout_submit(ops, N, &done));
 	EXPECT_EQ(EFAULT, errno);
 	ASSERT_GE(W, done);
+	TH_LOG("done %u of %u writable", done, W);
 	for (i = 0; i < N; i++) {
 		if (i < done) {
 			EXPECT_EQ(0, ops[i].result) TH_LOG("op %u", i);

@@ -182,8 +182,9 @@ int untimeout(callout_func_t func, void *arg);
  *
  * Return: 0 if all @nr were carried out (*@done = @nr), whatever their
  * results. Otherwise a negative errno; ops[*@done] and those after it were
- * not carried out, and their result fields are as they were: -EFAULT when
- * the kernel could not write an op back (it stops at or before it);
+ * not carried out, and got no result (that of ops[*@done] may be 0 if the
+ * kernel could write it but not the rest): -EFAULT when the kernel could
+ * not write an op's result or handle (it stops at or before that op);
  * -ENOMEM when the library could not count a TIMEOUT; -ENOTTY from a
  * callout.ko without CALLOUT_IOC_SUBMIT; the errors of callout_open().
  */
