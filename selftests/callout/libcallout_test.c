@@ -97,6 +97,13 @@ static int pump(struct seen *s, int want, int ms)
 FIXTURE(lib) {
 	struct callout_info info;
 	struct seen seen;
+	/*
+	 * A time a callout must not reach while a test runs, however slow
+	 * the host: an hour, or the longest the scheme takes (16 s for simple
+	 * with wheel_bits=14); and as many ticks as fit in it.
+	 */
+	__u64 never_ns;
+	__u64 never_ticks;
 };
 
 FIXTURE_SETUP(lib)
@@ -112,6 +119,10 @@ FIXTURE_SETUP(lib)
 	ASSERT_EQ(ret, callout_fd());
 	ASSERT_EQ(0, callout_getinfo(&self->info));
 	ASSERT_LT(0, self->info.tick_ns);
+	self->never_ns = self->info.max_timeout_ns;
+	if (self->never_ns > 3600000 * MS)
+		self->never_ns = 3600000 * MS;
+	self->never_ticks = self->never_ns / self->info.tick_ns;
 }
 
 FIXTURE_TEARDOWN(lib)
@@ -477,11 +488,11 @@ TEST_F(lib, submit_every_op)
 	if (setup_skipped(_metadata))
 		return;
 	start1 = now_ns();
-	ops[0] = op_set(10000 * MS, 0, 1);
-	ops[1] = op_set(10000 * MS, 0, 2);
+	ops[0] = op_set(self->never_ns, 0, 1);
+	ops[1] = op_set(self->never_ns, 0, 2);
 	ops[2] = op_set(10 * MS, 10 * MS, 3);
 	ops[3] = op_timeout(func_one, &a, ticks_of(&self->info, 20 * MS));
-	ops[4] = op_timeout(func_two, &b, ticks_of(&self->info, 10000 * MS));
+	ops[4] = op_timeout(func_two, &b, self->never_ticks);
 	ASSERT_EQ(0, submit(ops, 5, &done));
 	ASSERT_EQ(5, done);
 	for (i = 0; i < 5; i++)
@@ -519,7 +530,7 @@ TEST_F(lib, submit_every_op)
 	ASSERT_EQ(1, events_of(s, h[0], &ev));
 	EXPECT_EQ(1, ev->cookie);
 	EXPECT_LE(start2 + 20 * MS, ev->expires_ns);
-	EXPECT_GT(start1 + 10000 * MS, ev->expires_ns);
+	EXPECT_GT(start1 + self->never_ns, ev->expires_ns);
 	EXPECT_LE(ev->expires_ns, ev->fired_ns);
 	ASSERT_EQ(1, events_of(s, h[3], &ev));
 	EXPECT_EQ(4, ev->cookie);
@@ -562,8 +573,8 @@ TEST_F(lib, submit_failing_ops_mid_batch)
 
 	if (setup_skipped(_metadata))
 		return;
-	ASSERT_EQ(0, setcallout(10000 * MS, 0, 0, &h));
-	ops[0] = op_set(10000 * MS, 0, 1);
+	ASSERT_EQ(0, setcallout(self->never_ns, 0, 0, &h));
+	ops[0] = op_set(self->never_ns, 0, 1);
 	ops[1] = op_set(0, 0, 2);				/* EINVAL */
 	ops[2] = op_unset(h + (1ULL << 32));			/* ENOENT */
 	ops[3] = op_timeout(func_one, &a, 0);			/* EINVAL */
@@ -629,7 +640,7 @@ TEST_F(lib, submit_untimeout_after_expiry)
 	ASSERT_EQ(0, submit(ops, 1, &done));
 	ASSERT_EQ(0, ops[0].result);
 	ASSERT_EQ(1, callout_wait(5000));
-	ops[0] = op_timeout(func_one, &b, ticks_of(&self->info, 10000 * MS));
+	ops[0] = op_timeout(func_one, &b, self->never_ticks);
 	ops[1] = op_untimeout(func_one, &a);
 	ops[2] = op_untimeout(func_one, &a);
 	ASSERT_EQ(0, submit(ops, 3, &done));
@@ -678,6 +689,7 @@ TEST_F(lib, submit_any_count)
 {
 	enum { N = 2 * CALLOUT_SUBMIT_MAX + 3 };
 	static struct callout_op ops[N];
+	static __u64 handles[N];
 	static int runs[N];
 	unsigned int done, i, j;
 
@@ -689,29 +701,32 @@ TEST_F(lib, submit_any_count)
 	EXPECT_EQ(0, callout_submit(NULL, 0, NULL));
 
 	for (i = 0; i < N; i++)
-		ops[i] = i % 2 ? op_set(10000 * MS, 0, i) :
+		ops[i] = i % 2 ? op_set(self->never_ns, 0, i) :
 			 op_timeout(func_count, &runs[i], 1);
 	ASSERT_EQ(0, submit(ops, N, &done));
 	ASSERT_EQ(N, done);
 	for (i = 0; i < N; i++)
 		ASSERT_EQ(0, ops[i].result) TH_LOG("op %u", i);
-	/* Every SET's handle its own. */
-	for (i = 1; i < N; i += 2) {
-		ASSERT_NE(0, ops[i].handle);
-		for (j = 1; j < i; j += 2)
-			ASSERT_NE(ops[j].handle, ops[i].handle);
+	/* Cancel the SETs, in one call of as many. */
+	for (i = 0; i < N; i++) {
+		handles[i] = ops[i].handle;
+		ops[i] = op_unset(i % 2 ? handles[i] : 0);
 	}
-	/* Every TIMEOUT runs once; then cancel the SETs, in one call. */
-	ASSERT_EQ((N + 1) / 2, pump(NULL, (N + 1) / 2, 10000));
-	EXPECT_EQ(0, pump(NULL, 0, 50));
-	for (i = 0; i < N; i += 2)
-		ASSERT_EQ(1, runs[i]) TH_LOG("op %u", i);
-	for (i = 0; i < N; i++)
-		ops[i] = op_unset(i % 2 ? ops[i].handle : 0);
 	ASSERT_EQ(0, submit(ops, N, &done));
 	ASSERT_EQ(N, done);
 	for (i = 0; i < N; i++)
 		ASSERT_EQ(i % 2 ? 0 : -ENOENT, ops[i].result) TH_LOG("op %u", i);
+	/* Every SET's handle was its own. */
+	for (i = 1; i < N; i += 2) {
+		ASSERT_NE(0, handles[i]);
+		for (j = 1; j < i; j += 2)
+			ASSERT_NE(handles[j], handles[i]);
+	}
+	/* Every TIMEOUT runs once. */
+	ASSERT_EQ((N + 1) / 2, pump(NULL, (N + 1) / 2, 10000));
+	EXPECT_EQ(0, pump(NULL, 0, 50));
+	for (i = 0; i < N; i += 2)
+		ASSERT_EQ(1, runs[i]) TH_LOG("op %u", i);
 }
 
 /*
@@ -741,7 +756,7 @@ TEST_F(lib, submit_stops_at_efault)
 	ASSERT_GE(map + 3 * page, (char *)(ops + N));
 	for (i = 0; i < N; i++) {
 		ops[i] = op_timeout(func_one, &args[i],
-				    ticks_of(&self->info, 10000 * MS));
+				    self->never_ticks);
 		/* Some as if carried out: the kernel never reads a result. */
 		ops[i].result = i % 2 ? 0 : NO_RESULT;
 	}
