@@ -458,7 +458,8 @@ TEST_F(ctl, submit_untimeout_after_expiry)
 TEST_F(ctl, submit_bad_usage_exits_2)
 {
 	static const char *const bad[] = {
-		"submit", "submit -q", "submit --nosuch set 1s", "submit frob 1s",
+		"submit", "submit -q", "submit --nosuch set 1s", "submit frob",
+		"submit frob 1s",
 		"submit set", "submit set 5", "submit set 1s/x",
 		"submit set 1s cookie=x", "submit set 1s/1s",
 		"submit -c x set 1s", "submit reset 1", "submit reset 1 5",

@@ -703,6 +703,10 @@ static int sub_parse(int argc, char **argv, struct sub_batch *b,
 				*status = usage_error("wait how long?");
 				return -1;
 			}
+			if (nb == MAX_OPS) {
+				*status = usage_error("at most %d waits", MAX_OPS);
+				return -1;
+			}
 			a++;
 			b[nb] = (struct sub_batch){ .end = i };
 			if (!strcmp(arg, "event")) {
@@ -721,13 +725,20 @@ static int sub_parse(int argc, char **argv, struct sub_batch *b,
 		}
 		memset(op, 0, sizeof(*op));
 		sub_ref[i] = -1;
+		for (op->op = 1; op->op < ARRAY_SIZE(op_names); op->op++)
+			if (!strcmp(word, op_names[op->op]))
+				break;
+		if (op->op == ARRAY_SIZE(op_names)) {
+			*status = usage_error("unknown operation '%s'", word);
+			return -1;
+		}
 		if (!arg) {
 			*status = usage_error("%s of what?", word);
 			return -1;
 		}
 		a++;
-		if (!strcmp(word, "set")) {
-			op->op = CALLOUT_OP_SET;
+		switch (op->op) {
+		case CALLOUT_OP_SET:
 			op->cookie = i;
 			if (!parse_times(arg, &op->timeout, &op->period_ns))
 				goto bad;
@@ -738,32 +749,30 @@ static int sub_parse(int argc, char **argv, struct sub_batch *b,
 				}
 				a++;
 			}
-		} else if (!strcmp(word, "unset")) {
-			op->op = CALLOUT_OP_UNSET;
+			break;
+		case CALLOUT_OP_UNSET:
 			if (!parse_handle(arg, i, first))
 				goto bad;
-		} else if (!strcmp(word, "reset")) {
-			op->op = CALLOUT_OP_RESET;
+			break;
+		case CALLOUT_OP_RESET:
 			if (!parse_handle(arg, i, first))
 				goto bad;
 			arg = a < argc ? argv[a] : "";
 			if (!parse_times(arg, &op->timeout, &op->period_ns))
 				goto bad;
 			a++;
-		} else if (!strcmp(word, "timeout")) {
-			op->op = CALLOUT_OP_TIMEOUT;
+			break;
+		case CALLOUT_OP_TIMEOUT:
 			/* in ticks when it is submitted */
 			if (!parse_duration(arg, &op->timeout))
 				goto bad;
-		} else if (!strcmp(word, "untimeout")) {
-			op->op = CALLOUT_OP_UNTIMEOUT;
+			break;
+		case CALLOUT_OP_UNTIMEOUT:
 			if (!parse_u64(arg, &n) || n >= (__u64)i ||
 			    sub_ops[n].op != CALLOUT_OP_TIMEOUT)
 				goto bad;
 			sub_ref[i] = n;
-		} else {
-			*status = usage_error("unknown operation '%s'", word);
-			return -1;
+			break;
 		}
 		if (op->period_ns)
 			*periodic = true;
