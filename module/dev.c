@@ -9,7 +9,8 @@
  * below). The file lock protects the table, the spare ucallouts and every
  * ucallout's user-side state (its armings, whether it is in the table).
  * Lock order (the whole of it is at the top of core.c): the read mutex,
- * then the file lock, then a base lock (taken inside callout_set_from()).
+ * then the file lock, then a base lock (taken inside callout_set_from(),
+ * or held across the operations of a SUBMIT: a core batch).
  * timeout.c's owner lock is never taken with the file lock held. The
  * expiry takes no file lock. A __ helper is called with the file lock
  * held.
@@ -445,9 +446,11 @@ static int uc_refused(int err)
 /*
  * A new ucallout with a slot reserved for it: uc->handle names it, but
  * lookups do not find it until __uc_arm_new(). A spare if the file has
- * one. The file lock is held, and dropped and taken again to allocate.
+ * one. The file lock is held, and dropped and taken again to allocate
+ * (batch @b ended first; as in every __ helper that takes one).
  */
-static struct ucallout *__uc_get(struct callout_file *f)
+static struct ucallout *__uc_get(struct callout_file *f,
+				 struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	struct ucallout *uc;
@@ -461,6 +464,7 @@ static struct ucallout *__uc_get(struct callout_file *f)
 	if (err)
 		return ERR_PTR(uc_refused(err));
 	while ((s = __uc_slot_take(f, &idx)) == ERR_PTR(-EAGAIN)) {
+		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
 		page = genradix_ptr_alloc(&f->slots, idx, UC_GFP);
 		spin_lock_bh(&f->lock);
@@ -478,6 +482,7 @@ static struct ucallout *__uc_get(struct callout_file *f)
 		f->spares = f->spares->next;
 		f->nr_spares--;
 	} else {
+		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
 		uc = kmem_cache_alloc(ucallout_cache, UC_GFP);
 		spin_lock_bh(&f->lock);
@@ -518,7 +523,7 @@ static struct ucallout *uc_get(struct callout_file *f)
 	struct ucallout *uc;
 
 	spin_lock_bh(&f->lock);
-	uc = __uc_get(f);
+	uc = __uc_get(f, NULL);
 	spin_unlock_bh(&f->lock);
 	return uc;
 }
@@ -636,14 +641,16 @@ static void uc_fire(void *arg)
  * -ENOENT if that arming had ended by itself first (a one-shot that fired,
  * whose event stands).
  */
-static int __uc_cancel(struct callout_file *f, struct ucallout *uc)
+static int __uc_cancel(struct callout_file *f, struct ucallout *uc,
+		       struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	int ret = 0;
 
 	__uc_unlink(f, uc);
 	uc->busy++;
-	if (callout_try_unset_sync(&uc->c) == -EBUSY) {
+	if (callout_batch_try_unset(b, &uc->c) == -EBUSY) {
+		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
 		callout_unset_sync(&uc->c);
 		spin_lock_bh(&f->lock);
@@ -691,7 +698,8 @@ static int ioc_info(void __user *argp)
  * is dropped: the caller must not touch it again.
  */
 static int __uc_arm_new(struct callout_file *f, struct ucallout *uc,
-			u64 now_ns, u64 expires_ns, u64 period_ns)
+			u64 now_ns, u64 expires_ns, u64 period_ns,
+			struct callout_batch *b)
 {
 	int ret;
 
@@ -705,7 +713,8 @@ static int __uc_arm_new(struct callout_file *f, struct ucallout *uc,
 	uc->cur_seq = 1;
 	uc->slot->uc = uc;
 	uc->linked = true;
-	ret = callout_set_from(&uc->c, now_ns, expires_ns, uc_fire, &uc->arm[0]);
+	ret = callout_batch_set_from(b, &uc->c, now_ns, expires_ns, uc_fire,
+				     &uc->arm[0]);
 	if (ret < 0) {
 		__uc_slot_free(f, uc->slot);
 		uc->linked = false;
@@ -741,7 +750,8 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 	}
 	now = callout_now_ns();
 	spin_lock_bh(&f->lock);
-	ret = __uc_arm_new(f, uc, now, now + req.timeout_ns, req.period_ns);
+	ret = __uc_arm_new(f, uc, now, now + req.timeout_ns, req.period_ns,
+			   NULL);
 	if (ret)
 		__uc_put(f, uc);
 	spin_unlock_bh(&f->lock);
@@ -759,7 +769,7 @@ static int ioc_unset(struct callout_file *f, u64 __user *argp)
 	spin_lock_bh(&f->lock);
 	uc = __uc_lookup(f, handle);
 	if (uc)
-		ret = __uc_cancel(f, uc);
+		ret = __uc_cancel(f, uc, NULL);
 	spin_unlock_bh(&f->lock);
 	return ret;
 }
@@ -775,7 +785,7 @@ static int ioc_unset(struct callout_file *f, u64 __user *argp)
  * or the scheme's -ENOSPC/-ERANGE.
  */
 static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
-		      u64 timeout_ns, u64 period_ns)
+		      u64 timeout_ns, u64 period_ns, struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	struct uc_arming *a;
@@ -791,10 +801,12 @@ static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
 			.expires_ns = now + timeout_ns,
 			.period_ns = period_ns,
 		};
-		ret = callout_reset_from(&uc->c, now, a->expires_ns, uc_fire, a);
+		ret = callout_batch_reset_from(b, &uc->c, now, a->expires_ns,
+					       uc_fire, a);
 		if (ret != -EBUSY)
 			break;
 		uc->busy++;
+		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
 		callout_wait_idle(&uc->c);
 		spin_lock_bh(&f->lock);
@@ -810,7 +822,8 @@ static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
 
 /* RESET of @handle from the clock read @now; the file lock is held. */
 static int __uc_reset_handle(struct callout_file *f, u64 handle, u64 now,
-			     u64 timeout_ns, u64 period_ns)
+			     u64 timeout_ns, u64 period_ns,
+			     struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	struct ucallout *uc;
@@ -820,7 +833,7 @@ static int __uc_reset_handle(struct callout_file *f, u64 handle, u64 now,
 	uc = __uc_lookup(f, handle);
 	if (!uc)
 		return -ENOENT;
-	ret = __uc_reset(f, uc, now, timeout_ns, period_ns);
+	ret = __uc_reset(f, uc, now, timeout_ns, period_ns, b);
 	/* A cancel may have come while it waited. */
 	__uc_done(f, uc);
 	return ret;
@@ -840,7 +853,7 @@ static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 	now = callout_now_ns();
 	spin_lock_bh(&f->lock);
 	ret = __uc_reset_handle(f, req.handle, now, req.timeout_ns,
-				req.period_ns);
+				req.period_ns, NULL);
 	spin_unlock_bh(&f->lock);
 	return ret;
 }
@@ -927,17 +940,18 @@ static int ioc_untimeout(struct callout_file *f,
 }
 
 /* SET from the clock read @now; the file lock is held. */
-static int __uc_set(struct callout_file *f, struct callout_op *op, u64 now)
+static int __uc_set(struct callout_file *f, struct callout_op *op, u64 now,
+		    struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	struct ucallout *uc;
 	int ret;
 
-	uc = __uc_get(f);
+	uc = __uc_get(f, b);
 	if (IS_ERR(uc))
 		return PTR_ERR(uc);
 	uc->cookie = op->cookie;
-	ret = __uc_arm_new(f, uc, now, now + op->timeout, op->period_ns);
+	ret = __uc_arm_new(f, uc, now, now + op->timeout, op->period_ns, b);
 	if (ret) {
 		__uc_put(f, uc);
 		return ret;
@@ -994,7 +1008,7 @@ static bool uc_op_is_timeout(const struct callout_op *op)
 
 /* Check and carry out @op from the clock read @now, with @op->result */
 static void __uc_submit_one(struct callout_file *f, struct callout_op *op,
-			    u64 now)
+			    u64 now, struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	struct ucallout *uc;
@@ -1006,15 +1020,15 @@ static void __uc_submit_one(struct callout_file *f, struct callout_op *op,
 		return;
 	switch (op->op) {
 	case CALLOUT_OP_SET:
-		op->result = __uc_set(f, op, now);
+		op->result = __uc_set(f, op, now, b);
 		break;
 	case CALLOUT_OP_UNSET:
 		uc = __uc_lookup(f, op->handle);
-		op->result = uc ? __uc_cancel(f, uc) : -ENOENT;
+		op->result = uc ? __uc_cancel(f, uc, b) : -ENOENT;
 		break;
 	case CALLOUT_OP_RESET:
 		op->result = __uc_reset_handle(f, op->handle, now, op->timeout,
-					       op->period_ns);
+					       op->period_ns, b);
 		break;
 	}
 }
@@ -1023,13 +1037,15 @@ static void __uc_submit_one(struct callout_file *f, struct callout_op *op,
  * Carry out the @n operations at @ops, in order, from the clock read @now:
  * each run of them on handles in one file-lock section, which __uc_get(),
  * __uc_cancel() and __uc_reset() drop only to allocate or to wait for a
- * func; TIMEOUT and UNTIMEOUT outside it (timeout.c's locks are never
- * taken inside the file lock).
+ * func, and as a batch of the core (this CPU's base held from one to the
+ * next, core.c says when); TIMEOUT and UNTIMEOUT outside it (timeout.c's
+ * locks are never taken inside the file lock).
  */
 static void uc_submit_chunk(struct callout_file *f, struct callout_op *ops,
 			    unsigned int n, u64 now)
 {
 	struct callout_op *op = ops, *end = ops + n;
+	struct callout_batch b = {};
 
 	while (op < end) {
 		if (uc_op_is_timeout(op)) {
@@ -1044,7 +1060,8 @@ static void uc_submit_chunk(struct callout_file *f, struct callout_op *ops,
 		}
 		spin_lock_bh(&f->lock);
 		for (; op < end && !uc_op_is_timeout(op); op++)
-			__uc_submit_one(f, op, now);
+			__uc_submit_one(f, op, now, &b);
+		callout_batch_end(&b);
 		spin_unlock_bh(&f->lock);
 	}
 }
@@ -1578,7 +1595,7 @@ static int callout_release(struct inode *inode, struct file *file)
 		s = genradix_ptr(&f->slots, idx);
 		spin_lock_bh(&f->lock);
 		if (s->uc)
-			__uc_cancel(f, s->uc);
+			__uc_cancel(f, s->uc, NULL);
 		spin_unlock_bh(&f->lock);
 		if (!(idx % UC_RESCHED))
 			cond_resched();
