@@ -16,7 +16,9 @@
  * counts every callout an open file holds, does not move for it.
  */
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -1196,8 +1198,10 @@ TEST_F(sub, efault_kernel_pointer)
  *
  * The new arming's due time is at least reset-start + 20 ticks, past any
  * due time of the old (set-end + 3 ticks + a tick of rounding): each event
- * says which arming it is of. None may be early. How many of each outcome
- * depends on the host and is only logged.
+ * says which arming it is of. None may be early. Events are read after the
+ * rounds, or all along by a thread of their own (the reader then takes
+ * events while the batches cancel their callouts). How many of each
+ * outcome depends on the host and is only logged.
  */
 struct racer {
 	char kind;		/* 'u', 'r' (far), 's' (short), 't' */
@@ -1207,24 +1211,63 @@ struct racer {
 	int old_events, new_events;
 };
 
-TEST_F_TIMEOUT(sub, races_expiry, 180)
+#define RACE_ROUNDS	250
+#define RACE_BATCH	32
+#define RACE_N		(RACE_ROUNDS * RACE_BATCH)
+#define RACE_EVENTS	(2 * RACE_N + 1024)	/* more than may come */
+
+struct race_events {
+	int fd;
+	atomic_bool stop;
+	atomic_int n;
+	struct callout_event ev[RACE_EVENTS];
+};
+
+/* Read what is there into @re, waiting up to @ms: how many came. */
+static int race_read(struct race_events *re, int ms)
 {
-	enum { ROUNDS = 250, B = 32, N = ROUNDS * B, FN = 0x7ace };
+	int n = atomic_load(&re->n), got;
+
+	got = read_events(re->fd, re->ev + n, RACE_EVENTS - n > 128 ? 128 :
+			  RACE_EVENTS - n, ms);
+	if (got > 0)
+		atomic_store(&re->n, n + got);
+	return got;
+}
+
+static void *race_reader(void *arg)
+{
+	struct race_events *re = arg;
+
+	while (!atomic_load(&re->stop))
+		race_read(re, 10);
+	return NULL;
+}
+
+static void race_batches(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(sub) * self, bool reader)
+{
+	enum { B = RACE_BATCH, N = RACE_N, FN = 0x7ace };
 	static struct racer rc[N];
-	static struct callout_op ops[B];
-	static struct callout_event ev[128];
+	static struct race_events re;
+	struct callout_op ops[B];
 	__u64 tick = self->info.tick_ns, later = 20 * tick;
-	unsigned long long before, until, last_due = 0, settle = 0;
-	int round, i, j, n, other_cpu, bad = 0, owed = 0, got = 0;
+	unsigned long long before, until, last_due = 0;
+	int round, i, j, n, other_cpu, bad = 0, owed = 0;
 	int outcome[4][2] = { { 0 } };	/* kind, result 0 / ENOENT */
 	const char *kinds = "urst";
+	pthread_t th;
 	__u32 done;
 
-	if (setup_skipped(_metadata))
-		return;
+	memset(rc, 0, sizeof(rc));
+	re.fd = self->fd;
+	atomic_store(&re.n, 0);
+	atomic_store(&re.stop, false);
 	other_cpu = sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
-	for (round = 0; round < ROUNDS; round++) {
+	if (reader)
+		ASSERT_EQ(0, pthread_create(&th, NULL, race_reader, &re));
+	for (round = 0; round < RACE_ROUNDS; round++) {
 		struct racer *r = &rc[round * B];
 
 		ASSERT_EQ(0, pin(0));
@@ -1281,42 +1324,42 @@ TEST_F_TIMEOUT(sub, races_expiry, 180)
 	 * then 100 ms more, for any event that should not come.
 	 */
 	until = last_due + 10000 * MS;
-	for (;;) {
-		n = read_events(self->fd, ev, ARRAY_SIZE(ev), 20);
-		if (n <= 0 && got < owed && now_ns() < until)
-			continue;
-		if (n <= 0 && got < owed)
-			break;
-		if (n <= 0 && !settle)
-			settle = now_ns() + 100 * MS;
-		if (n <= 0 && now_ns() > settle)
-			break;
-		if (n <= 0)
-			continue;
-		for (i = 0; i < n; i++, got++) {
-			bool timeout = ev[i].flags & CALLOUT_EV_TIMEOUT;
-			__u64 id = timeout ? ev[i].arg : ev[i].cookie;
-			struct racer *r = &rc[id];
-			bool new;
+	while (atomic_load(&re.n) < owed && now_ns() < until)
+		if (reader)
+			usleep(10000);
+		else
+			race_read(&re, 100);
+	until = now_ns() + 100 * MS;
+	while (now_ns() < until)
+		if (reader)
+			usleep(10000);
+		else
+			race_read(&re, 10);
+	if (reader) {
+		atomic_store(&re.stop, true);
+		pthread_join(th, NULL);
+	}
 
-			ASSERT_GT(N, id) TH_LOG("an event of cookie %llu", id);
-			ASSERT_EQ(timeout, r->kind == 't');
-			new = r->kind == 's' &&
-			      ev[i].expires_ns >= r->reset_before + later;
-			EXPECT_LE(ev[i].expires_ns, ev[i].fired_ns);
-			if (new) {
-				r->new_events++;
-				bad += r->result || r->new_events > 1;
-			} else {
-				r->old_events++;
-				bad += !r->result || r->old_events > 1;
-				/* Never early. */
-				EXPECT_LE(r->set_before + r->timeout,
-					  ev[i].expires_ns);
-			}
-			if (!timeout)
-				EXPECT_EQ(r->handle, ev[i].handle);
+	for (i = 0, n = atomic_load(&re.n); i < n; i++) {
+		const struct callout_event *ev = &re.ev[i];
+		bool timeout = ev->flags & CALLOUT_EV_TIMEOUT;
+		__u64 id = timeout ? ev->arg : ev->cookie;
+		struct racer *r = &rc[id];
+		bool new;
+
+		ASSERT_GT(N, id) TH_LOG("an event of cookie %llu", id);
+		ASSERT_EQ(timeout, r->kind == 't');
+		new = r->kind == 's' && ev->expires_ns >= r->reset_before + later;
+		EXPECT_LE(ev->expires_ns, ev->fired_ns);
+		if (new) {
+			r->new_events++;
+		} else {
+			r->old_events++;
+			/* Never early. */
+			EXPECT_LE(r->set_before + r->timeout, ev->expires_ns);
 		}
+		if (!timeout)
+			EXPECT_EQ(r->handle, ev->handle);
 	}
 	for (i = 0; i < N; i++) {
 		int want_old = !!rc[i].result;
@@ -1330,27 +1373,36 @@ TEST_F_TIMEOUT(sub, races_expiry, 180)
 			       rc[i].new_events);
 	}
 	EXPECT_EQ(0, bad);
-	EXPECT_EQ(owed, got);
+	EXPECT_EQ(owed, n);
 	/* The far RESETs left their callouts pending. */
 	for (i = 0, n = 0; i < N; i++) {
-		if (rc[i].kind != 'r' || rc[i].result)
-			continue;
-		ops[n++] = op_unset(rc[i].handle);
-		if (n == B || i == N - 1) {
+		if (rc[i].kind == 'r' && !rc[i].result)
+			ops[n++] = op_unset(rc[i].handle);
+		if (n == B || (n && i == N - 1)) {
 			ASSERT_EQ(0, submit(self->fd, ops, n, &done));
 			for (j = 0; j < n; j++)
 				EXPECT_EQ(0, ops[j].result);
 			n = 0;
 		}
 	}
-	if (n) {
-		ASSERT_EQ(0, submit(self->fd, ops, n, &done));
-		for (j = 0; j < n; j++)
-			EXPECT_EQ(0, ops[j].result);
-	}
 	for (i = 0; i < 4; i++)
 		TH_LOG("%c: %d cancelled or re-armed first, %d found fired",
 		       kinds[i], outcome[i][0], outcome[i][1]);
+}
+
+TEST_F_TIMEOUT(sub, races_expiry, 180)
+{
+	if (setup_skipped(_metadata))
+		return;
+	race_batches(_metadata, self, false);
+}
+
+/* The same, with a thread reading the events all along. */
+TEST_F_TIMEOUT(sub, races_expiry_reading, 180)
+{
+	if (setup_skipped(_metadata))
+		return;
+	race_batches(_metadata, self, true);
 }
 
 /*
