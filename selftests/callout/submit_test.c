@@ -1533,4 +1533,74 @@ TEST_F(limit, enospc_per_file)
 	EXPECT_EQ(-ENOSPC, set_callout(self->fd, far, 0, 0, NULL));
 }
 
+/*
+ * The scheme refusing a time: lawn with four queues a CPU (one a distinct
+ * timeout), everything on CPU 0. Once the queues are in use a SET of a
+ * new timeout gets ENOSPC, and so does a RESET to one, which leaves the
+ * callout armed as it was; the batch goes on after both. First boot only,
+ * the module reloaded as it was after.
+ */
+FIXTURE(lawn) {
+	int fd;
+};
+
+FIXTURE_SETUP(lawn)
+{
+	int ret;
+
+	self->fd = -1;
+	if (!callout_first_boot())
+		SKIP(return, "runs in the first boot only: it loads its own parameters");
+	if (geteuid() != 0)
+		SKIP(return, "needs root to load modules");
+	if (!callout_loaded())
+		SKIP(return, "callout.ko is not loaded");
+	ret = reload("scheme=lawn lawn_ttls=4");
+	ASSERT_EQ(0, ret) TH_LOG("reload with scheme=lawn: %s", strerror(-ret));
+	ASSERT_EQ(0, pin(0));
+	self->fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(lawn)
+{
+	int ret;
+
+	if (self->fd >= 0)
+		close(self->fd);
+	if (setup_skipped(_metadata))
+		return;
+	ret = reload("");
+	EXPECT_EQ(0, ret) TH_LOG("reload with $CALLOUT_PARAMS: %s", strerror(-ret));
+}
+
+TEST_F(lawn, scheme_refuses)
+{
+	const __u64 sec = 1000 * MS;
+	struct callout_op op[3];
+	const int want[3] = { -ENOSPC, -ENOSPC, 0 };
+	__u64 h = 0, last = 0;
+	int i, ret = 0;
+
+	if (setup_skipped(_metadata))
+		return;
+	ASSERT_EQ(0, set_callout(self->fd, 30 * sec, 0, 1, &h));
+	/* Distinct timeouts until every queue is in use. */
+	for (i = 1; i < 64; i++) {
+		ret = set_callout(self->fd, 30 * sec + i * 10 * MS, 0, 1 + i,
+				  &last);
+		if (ret)
+			break;
+	}
+	ASSERT_EQ(-ENOSPC, ret) TH_LOG("%d timeouts and no ENOSPC", i);
+	ASSERT_LT(1, i);
+	op[0] = op_set(40 * sec, 0, 100);
+	op[1] = op_reset(h, 60 * sec + 5 * MS, 0);
+	op[2] = op_unset(h);
+	expect_results(_metadata, self->fd, op, want, 3);
+	/* The refused RESET left it armed: the UNSET after it found it. */
+	EXPECT_EQ(-ENOENT, unset_callout(self->fd, h));
+	EXPECT_EQ(0, unset_callout(self->fd, last));
+}
+
 TEST_HARNESS_MAIN
