@@ -2,7 +2,8 @@
 /*
  * callout-bench - /dev/callout against what user space has instead.
  *
- * Usage: callout-bench TEST [-n N] [-r REPS] [-s SECONDS] [-m MIN_MS] [-M MAX_MS]
+ * Usage: callout-bench TEST [-n N] [-r REPS] [-t BUDGET_MS] [-s SECONDS]
+ *                           [-m MIN_MS] [-M MAX_MS]
  *
  * Each run prints one line of key=value pairs (times in ns) that
  * scripts/bench.sh collects. The pair tests keep N of their own pending at
@@ -10,7 +11,11 @@
  * REPS times (default 20000) in batches of BATCH_REPS (about a millisecond,
  * shorter than a host scheduler slice): a figure is the mean of the fastest
  * batch (a batch the vCPU lost its CPU in is slower, never faster), with the
- * mean of all beside it (key_mean_ns):
+ * mean of all beside it (key_mean_ns). The first batch is one operation;
+ * where the fastest so far says BATCH_REPS would take over 4 ms, a batch
+ * is as many as take about 1 ms (at least one), and each timed loop stops
+ * after BUDGET_MS (default 1000) once it has run 3 batches, saying how many
+ * operations it timed (key_ops) when that was fewer than REPS.
  *
  *   floor    CALLOUT_IOC_INFO: the cost of an ioctl on /dev/callout
  *   set      CALLOUT_IOC_SET + CALLOUT_IOC_UNSET (pair_ns); with N >= 100000
@@ -79,6 +84,7 @@
 typedef unsigned long long u64;
 
 static u64 n = 1000, reps = 20000, seconds = 5, min_ms = 10, max_ms = 300;
+static u64 budget_ms = 1000;
 static u64 pend_ns[NR_TIMES], restart_ns[NR_TIMES];
 static const char *test;
 
@@ -144,43 +150,101 @@ static void print_ns(const char *key, u64 total, u64 count)
 	printf(" %s=%.1f", key, count ? (double)total / count : 0.0);
 }
 
-/* A timed loop in @batches batches of @per repetitions. */
+/*
+ * A timed loop: @units units of @k operations each (a unit is one call
+ * for the batched tests: a submission of k operations), in batches of up
+ * to @max_per units. The first batch is one unit; from then on a batch is
+ * @max_per units unless the fastest unit so far says that would take more
+ * than BATCH_NS_MAX, and then as many as take about BATCH_NS (at least
+ * one: a peer may take milliseconds an operation). The loop stops
+ * after @units units, or once it has run budget_ms and MIN_BATCHES
+ * batches: a bound in time, not in count, so that a slow peer cannot
+ * stretch the run.
+ */
 struct timing {
-	u64 per, batches, best, total, start;
+	u64 k, max_per, per, units, done, batches, total, start, t0;
+	double best;			/* ns per operation, fastest batch */
 };
+
+#define BATCH_NS	1000000ULL
+#define BATCH_NS_MAX	4000000ULL
+#define MIN_BATCHES	3
 
 static u64 batch_reps(void)
 {
 	return reps < BATCH_REPS ? reps : BATCH_REPS;
 }
 
+/* @k operations a unit; reps operations in all (whole units). */
+static void timing_init_k(struct timing *t, u64 k)
+{
+	t->k = k;
+	if (k == 1) {
+		t->max_per = batch_reps();
+		t->units = reps / t->max_per * t->max_per;
+	} else {
+		t->max_per = BATCH_REPS / k ? BATCH_REPS / k : 1;
+		t->units = reps / k ? reps / k : 1;
+	}
+	t->per = 1;
+	t->done = 0;
+	t->batches = 0;
+	t->total = 0;
+	t->best = -1;
+}
+
 static void timing_init(struct timing *t)
 {
-	t->per = batch_reps();
-	t->batches = reps / t->per;
-	t->best = ~0ULL;
-	t->total = 0;
+	timing_init_k(t, 1);
 }
 
-static void batch_begin(struct timing *t)
+/* Whether to run another batch. */
+static int timing_more(struct timing *t)
 {
-	t->start = now_ns();
+	u64 now = now_ns();
+
+	if (!t->batches)
+		t->t0 = now;
+	return t->done < t->units &&
+	       (t->batches < MIN_BATCHES || now - t->t0 < budget_ms * 1000000ULL);
 }
 
-static void batch_end(struct timing *t)
+/* Start a batch: the number of units to run in it. */
+static u64 batch_begin(struct timing *t)
+{
+	u64 left = t->units - t->done;
+
+	t->start = now_ns();
+	return t->per < left ? t->per : left;
+}
+
+/* End a batch of @m units. */
+static void batch_end(struct timing *t, u64 m)
 {
 	u64 ns = now_ns() - t->start;
+	double op = (double)ns / (m * t->k), unit;
 
-	t->best = ns < t->best ? ns : t->best;
+	if (t->best < 0 || op < t->best)
+		t->best = op;
 	t->total += ns;
+	t->done += m;
+	t->batches++;
+	unit = t->best * t->k;
+	t->per = t->max_per;
+	if (unit * t->max_per > BATCH_NS_MAX)
+		t->per = unit < BATCH_NS ? (u64)(BATCH_NS / unit) : 1;
 }
 
-/* "key=" the fastest batch's mean, "mean_key=" the mean of all. */
-static void print_timing(const char *key, const char *mean_key,
-			 const struct timing *t)
+/*
+ * "STEM_ns=" the fastest batch's mean, "STEM_mean_ns=" the mean of all, and
+ * "STEM_ops=" the operations timed when the time budget cut the loop short.
+ */
+static void print_timing(const char *stem, const struct timing *t)
 {
-	print_ns(key, t->best, t->per);
-	print_ns(mean_key, t->total, t->per * t->batches);
+	printf(" %s_ns=%.1f %s_mean_ns=%.1f", stem, t->best < 0 ? 0.0 : t->best,
+	       stem, t->done ? (double)t->total / (t->done * t->k) : 0.0);
+	if (t->done < t->units)
+		printf(" %s_ops=%llu", stem, t->done * t->k);
 }
 
 static void head(const char *iface)
@@ -229,18 +293,18 @@ static void run_floor(void)
 	struct callout_info info;
 	int fd = open_dev();
 	struct timing t;
-	u64 b, i;
+	u64 i, m;
 
 	timing_init(&t);
-	for (b = 0; b < t.batches; b++) {
-		batch_begin(&t);
-		for (i = 0; i < t.per; i++)
+	while (timing_more(&t)) {
+		m = batch_begin(&t);
+		for (i = 0; i < m; i++)
 			if (ioctl(fd, CALLOUT_IOC_INFO, &info))
 				die("CALLOUT_IOC_INFO");
-		batch_end(&t);
+		batch_end(&t, m);
 	}
 	head("ioctl_info");
-	print_timing("op_ns", "op_mean_ns", &t);
+	print_timing("op", &t);
 	printf("\n");
 	close(fd);
 }
@@ -250,7 +314,7 @@ static void run_set(int reset)
 {
 	long slab0 = meminfo_kb("Slab"), slab1;
 	int fd = open_dev();
-	u64 i, b, r, t0, h, setup;
+	u64 i, m, r, t0, h, setup;
 	struct timing t;
 
 	t0 = now_ns();
@@ -263,30 +327,30 @@ static void run_set(int reset)
 		struct callout_reset rs = { .handle = set_one(fd, restart_ns[0]) };
 
 		timing_init(&t);
-		for (b = 0, r = 0; b < t.batches; b++) {
-			batch_begin(&t);
-			for (i = 0; i < t.per; i++, r++) {
+		for (r = 0; timing_more(&t);) {
+			m = batch_begin(&t);
+			for (i = 0; i < m; i++, r++) {
 				rs.timeout_ns = restart_ns[r % NR_TIMES];
 				if (ioctl(fd, CALLOUT_IOC_RESET, &rs))
 					die("CALLOUT_IOC_RESET");
 			}
-			batch_end(&t);
+			batch_end(&t, m);
 		}
 		head("callout_reset");
-		print_timing("rearm_ns", "rearm_mean_ns", &t);
+		print_timing("rearm", &t);
 	} else {
 		timing_init(&t);
-		for (b = 0, r = 0; b < t.batches; b++) {
-			batch_begin(&t);
-			for (i = 0; i < t.per; i++, r++) {
+		for (r = 0; timing_more(&t);) {
+			m = batch_begin(&t);
+			for (i = 0; i < m; i++, r++) {
 				h = set_one(fd, restart_ns[r % NR_TIMES]);
 				if (ioctl(fd, CALLOUT_IOC_UNSET, &h))
 					die("CALLOUT_IOC_UNSET");
 			}
-			batch_end(&t);
+			batch_end(&t, m);
 		}
 		head("callout_set");
-		print_timing("pair_ns", "pair_mean_ns", &t);
+		print_timing("pair", &t);
 	}
 	print_ns("setup_ns", setup, n);
 	if (!reset && n >= 100000 && slab0 >= 0 && slab1 >= 0)
@@ -302,7 +366,7 @@ static void run_timeout(void)
 	struct callout_timeout to = { .func = 1 };
 	struct callout_untimeout un = { .func = 1 };
 	int fd = open_dev();
-	u64 i, b, r, t0, setup;
+	u64 i, m, r, t0, setup;
 	struct timing t;
 
 	if (ioctl(fd, CALLOUT_IOC_INFO, &info))
@@ -318,19 +382,19 @@ static void run_timeout(void)
 	to.arg = n + 1;
 	un.arg = n + 1;
 	timing_init(&t);
-	for (b = 0, r = 0; b < t.batches; b++) {
-		batch_begin(&t);
-		for (i = 0; i < t.per; i++, r++) {
+	for (r = 0; timing_more(&t);) {
+		m = batch_begin(&t);
+		for (i = 0; i < m; i++, r++) {
 			to.ticks = restart_ns[r % NR_TIMES] / info.tick_ns;
 			if (ioctl(fd, CALLOUT_IOC_TIMEOUT, &to))
 				die("CALLOUT_IOC_TIMEOUT");
 			if (ioctl(fd, CALLOUT_IOC_UNTIMEOUT, &un))
 				die("CALLOUT_IOC_UNTIMEOUT");
 		}
-		batch_end(&t);
+		batch_end(&t, m);
 	}
 	head("callout_timeout");
-	print_timing("pair_ns", "pair_mean_ns", &t);
+	print_timing("pair", &t);
 	print_ns("setup_ns", setup, n);
 	printf("\n");
 	close(fd);
@@ -361,7 +425,7 @@ static void run_timerfd(void)
 	static const struct itimerspec off;
 	struct itimerspec its;
 	struct timing pair, rearm;
-	u64 i, b, r, t0, setup;
+	u64 i, m, r, t0, setup;
 	int *fds, extra;
 
 	raise_limit(RLIMIT_NOFILE, n + 64);
@@ -381,28 +445,28 @@ static void run_timerfd(void)
 		die("timerfd_create");
 	timing_init(&pair);
 	timing_init(&rearm);
-	for (b = 0, r = 0; b < pair.batches; b++) {
-		batch_begin(&pair);
-		for (i = 0; i < pair.per; i++, r++) {
+	for (r = 0; timing_more(&pair);) {
+		m = batch_begin(&pair);
+		for (i = 0; i < m; i++, r++) {
 			its = its_of(restart_ns[r % NR_TIMES]);
 			if (timerfd_settime(extra, 0, &its, NULL) ||
 			    timerfd_settime(extra, 0, &off, NULL))
 				die("timerfd_settime");
 		}
-		batch_end(&pair);
+		batch_end(&pair, m);
 	}
-	for (b = 0, r = 0; b < rearm.batches; b++) {
-		batch_begin(&rearm);
-		for (i = 0; i < rearm.per; i++, r++) {
+	for (r = 0; timing_more(&rearm);) {
+		m = batch_begin(&rearm);
+		for (i = 0; i < m; i++, r++) {
 			its = its_of(restart_ns[r % NR_TIMES]);
 			if (timerfd_settime(extra, 0, &its, NULL))
 				die("timerfd_settime");
 		}
-		batch_end(&rearm);
+		batch_end(&rearm, m);
 	}
 	head("timerfd");
-	print_timing("pair_ns", "pair_mean_ns", &pair);
-	print_timing("rearm_ns", "rearm_mean_ns", &rearm);
+	print_timing("pair", &pair);
+	print_timing("rearm", &rearm);
 	print_ns("setup_ns", setup, n);
 	printf("\n");
 	close(extra);
@@ -417,7 +481,7 @@ static void run_posix(void)
 	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
 	struct itimerspec its;
 	struct timing pair, rearm;
-	u64 i, b, r, t0, setup;
+	u64 i, m, r, t0, setup;
 	timer_t *ts, extra;
 
 	raise_limit(RLIMIT_SIGPENDING, n + 64);
@@ -435,28 +499,28 @@ static void run_posix(void)
 		die("timer_create");
 	timing_init(&pair);
 	timing_init(&rearm);
-	for (b = 0, r = 0; b < pair.batches; b++) {
-		batch_begin(&pair);
-		for (i = 0; i < pair.per; i++, r++) {
+	for (r = 0; timing_more(&pair);) {
+		m = batch_begin(&pair);
+		for (i = 0; i < m; i++, r++) {
 			its = its_of(restart_ns[r % NR_TIMES]);
 			if (timer_settime(extra, 0, &its, NULL) ||
 			    timer_settime(extra, 0, &off, NULL))
 				die("timer_settime");
 		}
-		batch_end(&pair);
+		batch_end(&pair, m);
 	}
-	for (b = 0, r = 0; b < rearm.batches; b++) {
-		batch_begin(&rearm);
-		for (i = 0; i < rearm.per; i++, r++) {
+	for (r = 0; timing_more(&rearm);) {
+		m = batch_begin(&rearm);
+		for (i = 0; i < m; i++, r++) {
 			its = its_of(restart_ns[r % NR_TIMES]);
 			if (timer_settime(extra, 0, &its, NULL))
 				die("timer_settime");
 		}
-		batch_end(&rearm);
+		batch_end(&rearm, m);
 	}
 	head("posix_timer");
-	print_timing("pair_ns", "pair_mean_ns", &pair);
-	print_timing("rearm_ns", "rearm_mean_ns", &rearm);
+	print_timing("pair", &pair);
+	print_timing("rearm", &rearm);
 	print_ns("setup_ns", setup, n);
 	printf("\n");
 	timer_delete(extra);
@@ -888,7 +952,7 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"Usage: callout-bench floor|set|reset|timeout|timerfd|posix|late|idle|stall\n"
-		"       [-n N] [-r REPS] [-s SECONDS] [-m MIN_MS] [-M MAX_MS]\n"
+		"       [-n N] [-r REPS] [-t BUDGET_MS] [-s SECONDS] [-m MIN_MS] [-M MAX_MS]\n"
 		"One line of key=value results; the top of the source says what each is.\n");
 	exit(status);
 }
@@ -911,13 +975,16 @@ int main(int argc, char **argv)
 		usage(argc < 2 ? 2 : 0);
 	test = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "n:r:s:m:M:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:t:s:m:M:h")) != -1) {
 		switch (opt) {
 		case 'n':
 			n = strtoull(optarg, NULL, 0);
 			break;
 		case 'r':
 			reps = strtoull(optarg, NULL, 0);
+			break;
+		case 't':
+			budget_ms = strtoull(optarg, NULL, 0);
 			break;
 		case 's':
 			seconds = strtoull(optarg, NULL, 0);
