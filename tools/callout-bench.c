@@ -15,13 +15,18 @@
  * where the fastest so far says BATCH_REPS would take over 4 ms, a batch
  * is as many as take about 1 ms (at least one), and each timed loop stops
  * after BUDGET_MS (default 1000) once it has run 3 batches, saying how many
- * operations it timed (key_ops) when that was fewer than REPS.
+ * operations it timed (key_ops) when that was fewer than REPS. The re-arm
+ * tests also re-arm a uniformly chosen one of the N (rearm_random_ns; the
+ * same choices, from the same seed, in every series) at a new time in
+ * their window, in batches of BATCH_REPS always (what one costs depends on
+ * which it is).
  *
  *   floor    CALLOUT_IOC_INFO: the cost of an ioctl on /dev/callout
  *   set      CALLOUT_IOC_SET + CALLOUT_IOC_UNSET (pair_ns); with N >= 100000
  *            also the kernel memory each pending callout costs (Slab: of
  *            /proc/meminfo; not the handle table, which takes pages)
- *   reset    CALLOUT_IOC_RESET of one pending callout (rearm_ns)
+ *   reset    CALLOUT_IOC_RESET of one pending callout (rearm_ns), and of a
+ *            random one of the N (rearm_random_ns)
  *   timeout  CALLOUT_IOC_TIMEOUT + CALLOUT_IOC_UNTIMEOUT (pair_ns)
  *   timerfd  timerfd_settime arm + disarm (pair_ns) and re-arm (rearm_ns),
  *            N armed timerfds
@@ -145,6 +150,31 @@ static u64 pend_time(u64 i)
 	return pend_ns[(i * 7919) % NR_TIMES];
 }
 
+/*
+ * The random re-arms (rearm_random_ns): which of the N resident timers
+ * each one re-arms, drawn uniformly by xorshift64* (a few ns; its cost is
+ * in the figure) from the same seed in every series, so that every series
+ * re-arms the same timers in the same order. The new time is pend_ns[r]:
+ * the one re-armed stays in the window the N were set in.
+ */
+static u64 rng_state;
+
+static void rng_seed(void)
+{
+	rng_state = 0x9e3779b97f4a7c15ULL;
+}
+
+static u64 rng_index(u64 bound)
+{
+	u64 x = rng_state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	rng_state = x;
+	return (u64)(((unsigned __int128)(x * 0x2545f4914f6cdd1dULL) * bound) >> 64);
+}
+
 static void print_ns(const char *key, u64 total, u64 count)
 {
 	printf(" %s=%.1f", key, count ? (double)total / count : 0.0);
@@ -164,6 +194,7 @@ static void print_ns(const char *key, u64 total, u64 count)
 struct timing {
 	u64 k, max_per, per, units, done, batches, total, start, t0;
 	double best;			/* ns per operation, fastest batch */
+	int whole;			/* every batch max_per units */
 };
 
 #define BATCH_NS	1000000ULL
@@ -191,11 +222,25 @@ static void timing_init_k(struct timing *t, u64 k)
 	t->batches = 0;
 	t->total = 0;
 	t->best = -1;
+	t->whole = 0;
 }
 
 static void timing_init(struct timing *t)
 {
 	timing_init_k(t, 1);
+}
+
+/*
+ * The random re-arms: what one costs depends on which timer it is (where
+ * it lies in a list or a hash chain), so a batch is never shorter than
+ * max_per units: its mean is over BATCH_REPS (or so) random choices, not
+ * one lucky one.
+ */
+static void timing_init_random(struct timing *t, u64 k)
+{
+	timing_init_k(t, k);
+	t->whole = 1;
+	t->per = t->max_per;
 }
 
 /* Whether to run another batch. */
@@ -231,7 +276,7 @@ static void batch_end(struct timing *t, u64 m)
 	t->batches++;
 	unit = t->best * t->k;
 	t->per = t->max_per;
-	if (unit * t->max_per > BATCH_NS_MAX)
+	if (!t->whole && unit * t->max_per > BATCH_NS_MAX)
 		t->per = unit < BATCH_NS ? (u64)(BATCH_NS / unit) : 1;
 }
 
@@ -309,17 +354,20 @@ static void run_floor(void)
 	close(fd);
 }
 
-/* set and reset: N pending through handles. */
+/*
+ * set and reset: N pending through handles; reset re-arms the newest
+ * (rearm_ns), then a uniformly chosen one of the N (rearm_random_ns).
+ */
 static void run_set(int reset)
 {
 	long slab0 = meminfo_kb("Slab"), slab1;
 	int fd = open_dev();
-	u64 i, m, r, t0, h, setup;
-	struct timing t;
+	u64 i, m, r, t0, h, setup, *handles = xcalloc(n, sizeof(*handles));
+	struct timing t, rnd;
 
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
-		set_one(fd, pend_time(i));
+		handles[i] = set_one(fd, pend_time(i));
 	setup = now_ns() - t0;
 	slab1 = meminfo_kb("Slab");
 
@@ -336,8 +384,22 @@ static void run_set(int reset)
 			}
 			batch_end(&t, m);
 		}
+		timing_init_random(&rnd, 1);
+		rng_seed();
+		for (r = 0; n && timing_more(&rnd);) {
+			m = batch_begin(&rnd);
+			for (i = 0; i < m; i++, r++) {
+				rs.handle = handles[rng_index(n)];
+				rs.timeout_ns = pend_ns[r % NR_TIMES];
+				if (ioctl(fd, CALLOUT_IOC_RESET, &rs))
+					die("CALLOUT_IOC_RESET");
+			}
+			batch_end(&rnd, m);
+		}
 		head("callout_reset");
 		print_timing("rearm", &t);
+		if (n)
+			print_timing("rearm_random", &rnd);
 	} else {
 		timing_init(&t);
 		for (r = 0; timing_more(&t);) {
@@ -358,6 +420,7 @@ static void run_set(int reset)
 		       (slab1 - slab0) * 1024.0 / n);
 	printf("\n");
 	close(fd);	/* cancels and frees all of them */
+	free(handles);
 }
 
 static void run_timeout(void)
@@ -424,7 +487,7 @@ static void run_timerfd(void)
 {
 	static const struct itimerspec off;
 	struct itimerspec its;
-	struct timing pair, rearm;
+	struct timing pair, rearm, rnd;
 	u64 i, m, r, t0, setup;
 	int *fds, extra;
 
@@ -464,9 +527,22 @@ static void run_timerfd(void)
 		}
 		batch_end(&rearm, m);
 	}
+	timing_init_random(&rnd, 1);
+	rng_seed();
+	for (r = 0; n && timing_more(&rnd);) {
+		m = batch_begin(&rnd);
+		for (i = 0; i < m; i++, r++) {
+			its = its_of(pend_ns[r % NR_TIMES]);
+			if (timerfd_settime(fds[rng_index(n)], 0, &its, NULL))
+				die("timerfd_settime");
+		}
+		batch_end(&rnd, m);
+	}
 	head("timerfd");
 	print_timing("pair", &pair);
 	print_timing("rearm", &rearm);
+	if (n)
+		print_timing("rearm_random", &rnd);
 	print_ns("setup_ns", setup, n);
 	printf("\n");
 	close(extra);
@@ -480,7 +556,7 @@ static void run_posix(void)
 	static const struct itimerspec off;
 	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
 	struct itimerspec its;
-	struct timing pair, rearm;
+	struct timing pair, rearm, rnd;
 	u64 i, m, r, t0, setup;
 	timer_t *ts, extra;
 
@@ -518,9 +594,22 @@ static void run_posix(void)
 		}
 		batch_end(&rearm, m);
 	}
+	timing_init_random(&rnd, 1);
+	rng_seed();
+	for (r = 0; n && timing_more(&rnd);) {
+		m = batch_begin(&rnd);
+		for (i = 0; i < m; i++, r++) {
+			its = its_of(pend_ns[r % NR_TIMES]);
+			if (timer_settime(ts[rng_index(n)], 0, &its, NULL))
+				die("timer_settime");
+		}
+		batch_end(&rnd, m);
+	}
 	head("posix_timer");
 	print_timing("pair", &pair);
 	print_timing("rearm", &rearm);
+	if (n)
+		print_timing("rearm_random", &rnd);
 	print_ns("setup_ns", setup, n);
 	printf("\n");
 	timer_delete(extra);
