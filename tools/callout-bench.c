@@ -2,8 +2,8 @@
 /*
  * callout-bench - /dev/callout against what user space has instead.
  *
- * Usage: callout-bench TEST [-n N] [-r REPS] [-t BUDGET_MS] [-s SECONDS]
- *                           [-m MIN_MS] [-M MAX_MS]
+ * Usage: callout-bench TEST [-n N] [-r REPS] [-b BATCH] [-t BUDGET_MS]
+ *                           [-s SECONDS] [-m MIN_MS] [-M MAX_MS]
  *
  * Each run prints one line of key=value pairs (times in ns) that
  * scripts/bench.sh collects. The pair tests keep N of their own pending at
@@ -27,6 +27,10 @@
  *            /proc/meminfo; not the handle table, which takes pages)
  *   reset    CALLOUT_IOC_RESET of one pending callout (rearm_ns), and of a
  *            random one of the N (rearm_random_ns)
+ *   submit   CALLOUT_IOC_SUBMIT in batches of BATCH (default 1): BATCH SETs
+ *            then BATCH UNSETs of their handles (pair_ns, per pair), BATCH
+ *            RESETs of the BATCH newest (rearm_ns, per RESET) and of random
+ *            ones of the N (rearm_random_ns)
  *   timeout  CALLOUT_IOC_TIMEOUT + CALLOUT_IOC_UNTIMEOUT (pair_ns)
  *   timerfd  timerfd_settime arm + disarm (pair_ns) and re-arm (rearm_ns),
  *            N armed timerfds
@@ -34,7 +38,10 @@
  *   late     N one-shots with random timeouts of MIN_MS..MAX_MS (default
  *            10..300) through /dev/callout, then the same through N
  *            timerfds: lateness p50/p99/max and early count of each (callout:
- *            fired_ns from the event and the time read() returned it)
+ *            fired_ns from the event and the time read() returned it).
+ *            With -b BATCH, only the callouts, set through
+ *            CALLOUT_IOC_SUBMIT BATCH at a time (submit_*; submit_user_early:
+ *            fired before the timeout counted from just before the call)
  *   idle     SECONDS (default 5) with nothing pending, then with one callout
  *            an hour ahead: runs of callout's tick per second (debugfs
  *            ticks_run) and its hrtimer expiries per second (the
@@ -89,7 +96,7 @@
 typedef unsigned long long u64;
 
 static u64 n = 1000, reps = 20000, seconds = 5, min_ms = 10, max_ms = 300;
-static u64 budget_ms = 1000;
+static u64 budget_ms = 1000, batch;	/* -b: 0 unless given */
 static u64 pend_ns[NR_TIMES], restart_ns[NR_TIMES];
 static const char *test;
 
@@ -463,6 +470,127 @@ static void run_timeout(void)
 	close(fd);
 }
 
+/*
+ * CALLOUT_IOC_SUBMIT of @nr operations; every one must be carried out and
+ * succeed (the results are checked in the timed loops too: a program that
+ * batches must look at them).
+ */
+static void submit(int fd, struct callout_op *ops, u64 nr)
+{
+	struct callout_submit s = { .ops = (uintptr_t)ops, .nr = nr };
+	u64 i;
+
+	if (ioctl(fd, CALLOUT_IOC_SUBMIT, &s))
+		die("CALLOUT_IOC_SUBMIT of %llu (%u done)", nr, s.done);
+	if (s.done != nr) {
+		errno = 0;
+		die("CALLOUT_IOC_SUBMIT: %u of %llu done", s.done, nr);
+	}
+	for (i = 0; i < nr; i++) {
+		if (ops[i].result) {
+			errno = -ops[i].result;
+			die("CALLOUT_IOC_SUBMIT: operation %llu (op %u)", i,
+			    ops[i].op);
+		}
+	}
+}
+
+/*
+ * submit: the same through CALLOUT_IOC_SUBMIT in batches of K (-b):
+ * the N set K at a time; pair_ns, a batch of K SETs then a batch of K
+ * UNSETs of the handles they returned, per pair; rearm_ns, a batch of K
+ * RESETs of the K newest callouts (set after the N), per RESET;
+ * rearm_random_ns, a batch of K RESETs each of a uniformly chosen one of
+ * the N.
+ */
+static void run_submit(void)
+{
+	struct callout_op *set = xcalloc(batch, sizeof(*set));
+	struct callout_op *un = xcalloc(batch, sizeof(*un));
+	struct callout_op *rs = xcalloc(batch, sizeof(*rs));
+	u64 *handles = xcalloc(n, sizeof(*handles)), *newest;
+	u64 i, j, m, k = batch, r, t0, setup;
+	struct timing pair, rearm, rnd;
+	int fd = open_dev();
+	char iface[64];
+
+	newest = xcalloc(batch, sizeof(*newest));
+	for (j = 0; j < batch; j++) {
+		set[j].op = CALLOUT_OP_SET;
+		un[j].op = CALLOUT_OP_UNSET;
+		rs[j].op = CALLOUT_OP_RESET;
+	}
+	t0 = now_ns();
+	for (i = 0; i < n; i += k) {
+		k = n - i < batch ? n - i : batch;
+		for (j = 0; j < k; j++)
+			set[j].timeout = pend_time(i + j);
+		submit(fd, set, k);
+		for (j = 0; j < k; j++)
+			handles[i + j] = set[j].handle;
+	}
+	setup = now_ns() - t0;
+	for (j = 0; j < batch; j++)
+		set[j].timeout = restart_ns[j % NR_TIMES];
+	submit(fd, set, batch);
+	for (j = 0; j < batch; j++)
+		newest[j] = set[j].handle;
+
+	timing_init_k(&pair, batch);
+	for (r = 0; timing_more(&pair);) {
+		m = batch_begin(&pair);
+		for (i = 0; i < m; i++) {
+			for (j = 0; j < batch; j++, r++)
+				set[j].timeout = restart_ns[r % NR_TIMES];
+			submit(fd, set, batch);
+			for (j = 0; j < batch; j++)
+				un[j].handle = set[j].handle;
+			submit(fd, un, batch);
+		}
+		batch_end(&pair, m);
+	}
+	timing_init_k(&rearm, batch);
+	for (r = 0; timing_more(&rearm);) {
+		m = batch_begin(&rearm);
+		for (i = 0; i < m; i++) {
+			for (j = 0; j < batch; j++, r++) {
+				rs[j].handle = newest[j];
+				rs[j].timeout = restart_ns[r % NR_TIMES];
+			}
+			submit(fd, rs, batch);
+		}
+		batch_end(&rearm, m);
+	}
+	timing_init_random(&rnd, batch);
+	rng_seed();
+	for (r = 0; n && timing_more(&rnd);) {
+		m = batch_begin(&rnd);
+		for (i = 0; i < m; i++) {
+			for (j = 0; j < batch; j++, r++) {
+				rs[j].handle = handles[rng_index(n)];
+				rs[j].timeout = pend_ns[r % NR_TIMES];
+			}
+			submit(fd, rs, batch);
+		}
+		batch_end(&rnd, m);
+	}
+	snprintf(iface, sizeof(iface), "callout_submit_%llu", batch);
+	printf("test=%s iface=%s n=%llu reps=%llu", test, iface, n,
+	       pair.units * batch);
+	print_timing("pair", &pair);
+	print_timing("rearm", &rearm);
+	if (n)
+		print_timing("rearm_random", &rnd);
+	print_ns("setup_ns", setup, n);
+	printf("\n");
+	close(fd);
+	free(set);
+	free(un);
+	free(rs);
+	free(handles);
+	free(newest);
+}
+
 static struct itimerspec its_of(u64 ns)
 {
 	struct itimerspec its = {
@@ -724,6 +852,63 @@ static void run_late(void)
 	free(tl);
 	free(due);
 	free(fds);
+}
+
+/*
+ * late -b K: N one-shots as in late, set through CALLOUT_IOC_SUBMIT in
+ * batches of K. Lateness from the event's expires_ns as for callout; an
+ * expiry is early if it fired before expires_ns or before the timeout
+ * counted from a clock read just before the SUBMIT (the user's view: the
+ * batch's one clock read must not make any of its callouts fire early).
+ */
+static void run_late_submit(void)
+{
+	long long *kl = xcalloc(n, sizeof(*kl));
+	u64 *due = xcalloc(n, sizeof(*due)), i, j, k, got = 0, t, early = 0;
+	struct callout_op *ops = xcalloc(batch, sizeof(*ops));
+	struct callout_event ev[256];
+	int fd = open_dev();
+	ssize_t len;
+
+	srandom(2);
+	for (i = 0; i < n; i++)
+		due[i] = (min_ms + (u64)random() % (max_ms - min_ms + 1)) *
+			 1000000ULL;
+	fcntl(fd, F_SETFL, 0);
+	for (i = 0; i < n; i += k) {
+		k = n - i < batch ? n - i : batch;
+		t = now_ns();
+		for (j = 0; j < k; j++) {
+			ops[j].op = CALLOUT_OP_SET;
+			ops[j].timeout = due[i + j];
+			ops[j].cookie = i + j;
+			due[i + j] += t;	/* the user's earliest */
+		}
+		submit(fd, ops, k);
+	}
+	while (got < n) {
+		len = read(fd, ev, sizeof(ev));
+		if (len < 0)
+			die("read");
+		for (i = 0; i < (u64)len / sizeof(ev[0]) && got < n; i++, got++) {
+			kl[got] = (long long)(ev[i].fired_ns - ev[i].expires_ns);
+			if (ev[i].cookie >= n) {
+				errno = 0;
+				die("an event of cookie %llu", (u64)ev[i].cookie);
+			}
+			if (ev[i].fired_ns < due[ev[i].cookie])
+				early++;
+		}
+	}
+	close(fd);
+	printf("test=late iface=callout_submit_late n=%llu min_ms=%llu max_ms=%llu batch=%llu",
+	       n, min_ms, max_ms, batch);
+	print_late("submit", kl, n);
+	/* early by the user's clock: before the timeout from before the call */
+	printf(" submit_user_early=%llu\n", early);
+	free(kl);
+	free(due);
+	free(ops);
 }
 
 /* Total ticks_run from debugfs, or -1. */
@@ -1040,8 +1225,10 @@ static void run_stall(void)
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"Usage: callout-bench floor|set|reset|timeout|timerfd|posix|late|idle|stall\n"
-		"       [-n N] [-r REPS] [-t BUDGET_MS] [-s SECONDS] [-m MIN_MS] [-M MAX_MS]\n"
+		"Usage: callout-bench floor|set|reset|submit|timeout|timerfd|posix|late|\n"
+		"                     idle|stall\n"
+		"       [-n N] [-r REPS] [-b BATCH] [-t BUDGET_MS] [-s SECONDS] [-m MIN_MS]\n"
+		"       [-M MAX_MS]\n"
 		"One line of key=value results; the top of the source says what each is.\n");
 	exit(status);
 }
@@ -1055,7 +1242,7 @@ int main(int argc, char **argv)
 		{ "floor", run_floor }, { "timeout", run_timeout },
 		{ "timerfd", run_timerfd }, { "posix", run_posix },
 		{ "late", run_late }, { "idle", run_idle },
-		{ "stall", run_stall },
+		{ "stall", run_stall }, { "submit", run_submit },
 	};
 	unsigned int i;
 	int opt;
@@ -1064,13 +1251,16 @@ int main(int argc, char **argv)
 		usage(argc < 2 ? 2 : 0);
 	test = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "n:r:t:s:m:M:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:b:t:s:m:M:h")) != -1) {
 		switch (opt) {
 		case 'n':
 			n = strtoull(optarg, NULL, 0);
 			break;
 		case 'r':
 			reps = strtoull(optarg, NULL, 0);
+			break;
+		case 'b':
+			batch = strtoull(optarg, NULL, 0);
 			break;
 		case 't':
 			budget_ms = strtoull(optarg, NULL, 0);
@@ -1093,8 +1283,17 @@ int main(int argc, char **argv)
 	}
 	if (!reps || max_ms < min_ms || (!n && !strcmp(test, "late")))
 		usage(2);
+	/* -b: 1 .. CALLOUT_SUBMIT_MAX */
+	if (batch > CALLOUT_SUBMIT_MAX)
+		usage(2);
 	make_times();
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(test, "late") && batch) {
+		run_late_submit();
+		return 0;
+	}
+	if (!batch)
+		batch = 1;
 	if (!strcmp(test, "set") || !strcmp(test, "reset")) {
 		run_set(!strcmp(test, "reset"));
 		return 0;
