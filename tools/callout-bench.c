@@ -35,6 +35,11 @@
  *   timerfd  timerfd_settime arm + disarm (pair_ns) and re-arm (rearm_ns),
  *            N armed timerfds
  *   posix    timer_settime arm + disarm and re-arm, N POSIX timers
+ *   iouring  io_uring timeouts (liburing), BATCH (default 1, at most 128) a
+ *            submission, N of their own outstanding on the ring: BATCH
+ *            IORING_OP_TIMEOUTs then BATCH IORING_OP_TIMEOUT_REMOVEs
+ *            (pair_ns), BATCH IORING_TIMEOUT_UPDATEs of the BATCH newest
+ *            (rearm_ns) and of random ones of the N (rearm_random_ns)
  *   late     N one-shots with random timeouts of MIN_MS..MAX_MS (default
  *            10..300) through /dev/callout, then the same through N
  *            timerfds: lateness p50/p99/max and early count of each (callout:
@@ -87,6 +92,7 @@
 #include <unistd.h>
 
 #include <linux/callout.h>
+#include <liburing.h>
 
 #define NS	1000000000ULL
 #define NR_TIMES 1024
@@ -193,7 +199,7 @@ static void print_ns(const char *key, u64 total, u64 count)
  * to @max_per units. The first batch is one unit; from then on a batch is
  * @max_per units unless the fastest unit so far says that would take more
  * than BATCH_NS_MAX, and then as many as take about BATCH_NS (at least
- * one: a peer may take milliseconds an operation). The loop stops
+ * one: an io_uring pair at N = 100000 takes milliseconds). The loop stops
  * after @units units, or once it has run budget_ms and MIN_BATCHES
  * batches: a bound in time, not in count, so that a slow peer cannot
  * stretch the run.
@@ -746,6 +752,245 @@ static void run_posix(void)
 	free(ts);
 }
 
+/*
+ * io_uring timeouts (liburing): N IORING_OP_TIMEOUTs of their own
+ * outstanding on one ring, K operations a submission (-b). A timeout's
+ * user_data is its number (1..N the N, then the K newest, then the K of
+ * the pair); a remove's and an update's has URING_CTL set too, the
+ * cancel's is URING_CANCEL.
+ * The CQEs are reaped after every submission, in the timed loops too,
+ * and checked: every remove, update and cancel must succeed, and every
+ * timeout end cancelled (none may expire).
+ */
+#define URING_CTL	(1ULL << 63)
+#define URING_CANCEL	(URING_CTL | 1ULL << 62)
+#define URING_SQ	128
+#define URING_CQ	4096
+
+struct uring {
+	struct io_uring ring;
+	struct __kernel_timespec *ts;	/* one per operation of a submission */
+	u64 ctl_sent, ctl_done;		/* removes, updates, cancels */
+	u64 cancel_sent, cancelled;	/* timeouts they end */
+	u64 cancel_all;			/* what the cancel of all must end */
+};
+
+static void uring_die(const struct io_uring_cqe *cqe, const char *what)
+{
+	errno = cqe->res < 0 ? -cqe->res : 0;
+	die("io_uring: %s (user_data %#llx) ended with %d", what,
+	    (u64)cqe->user_data, cqe->res);
+}
+
+static void uring_reap(struct uring *u)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, seen = 0;
+
+	io_uring_for_each_cqe(&u->ring, head, cqe) {
+		seen++;
+		if (cqe->user_data == URING_CANCEL) {
+			if (cqe->res != (int)u->cancel_all)
+				uring_die(cqe, "the cancel of all");
+			u->ctl_done++;
+		} else if (cqe->user_data & URING_CTL) {
+			if (cqe->res)
+				uring_die(cqe, "a remove or update");
+			u->ctl_done++;
+		} else {
+			if (cqe->res != -ECANCELED)
+				uring_die(cqe, "a timeout");
+			u->cancelled++;
+		}
+	}
+	io_uring_cq_advance(&u->ring, seen);
+}
+
+/* Submit the @nr operations queued, and reap what has completed. */
+static void uring_submit(struct uring *u, unsigned int nr)
+{
+	int ret = io_uring_submit(&u->ring);
+
+	if (ret != (int)nr) {
+		errno = ret < 0 ? -ret : 0;
+		die("io_uring_submit: %d of %u", ret, nr);
+	}
+	uring_reap(u);
+}
+
+/* Wait until every remove, update and cancel sent has completed. */
+static void uring_wait(struct uring *u)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	while (u->ctl_done < u->ctl_sent || u->cancelled < u->cancel_sent) {
+		ret = io_uring_wait_cqe(&u->ring, &cqe);
+		if (ret) {
+			errno = -ret;
+			die("io_uring_wait_cqe");
+		}
+		uring_reap(u);
+	}
+}
+
+static struct io_uring_sqe *uring_sqe(struct uring *u)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+
+	if (!sqe) {
+		errno = 0;
+		die("io_uring: no free SQE");
+	}
+	return sqe;
+}
+
+/* The @j-th operation of a submission: timeout @id, @ns from now. */
+static void uring_arm(struct uring *u, u64 j, u64 id, u64 ns)
+{
+	struct io_uring_sqe *sqe = uring_sqe(u);
+
+	u->ts[j].tv_sec = ns / NS;
+	u->ts[j].tv_nsec = ns % NS;
+	io_uring_prep_timeout(sqe, &u->ts[j], 0, 0);
+	sqe->user_data = id;
+}
+
+static void uring_remove(struct uring *u, u64 id)
+{
+	struct io_uring_sqe *sqe = uring_sqe(u);
+
+	io_uring_prep_timeout_remove(sqe, id, 0);
+	sqe->user_data = URING_CTL | id;
+	u->ctl_sent++;
+	u->cancel_sent++;
+}
+
+/* IORING_TIMEOUT_UPDATE: timeout @id due @ns from now instead. */
+static void uring_update(struct uring *u, u64 j, u64 id, u64 ns)
+{
+	struct io_uring_sqe *sqe = uring_sqe(u);
+
+	u->ts[j].tv_sec = ns / NS;
+	u->ts[j].tv_nsec = ns % NS;
+	io_uring_prep_timeout_update(sqe, &u->ts[j], id, 0);
+	sqe->user_data = URING_CTL | id;
+	u->ctl_sent++;
+}
+
+/*
+ * iouring: pair_ns, K timeouts armed in one submission and removed
+ * (IORING_OP_TIMEOUT_REMOVE) in the next, per pair; rearm_ns, K
+ * IORING_TIMEOUT_UPDATEs of the K newest timeouts in one submission, per
+ * update; rearm_random_ns, K updates each of a uniformly chosen one of the
+ * N. A remove or an update finds its timeout by walking the ring's list of
+ * every outstanding one (io_uring/timeout.c); an update puts it at the
+ * end, so the random re-arms run last. At the end one
+ * IORING_OP_ASYNC_CANCEL with IORING_ASYNC_CANCEL_ANY cancels them all
+ * (the first of the list each time) before the ring is closed, so that no
+ * work of this ring is left to the kernel when the next measurement
+ * starts.
+ */
+static void run_iouring(void)
+{
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN |
+			 IORING_SETUP_SINGLE_ISSUER,
+		.cq_entries = URING_CQ,
+	};
+	u64 i, j, m, k = 64, r, t0, setup, pair_id = n + batch + 1;
+	struct timing pair, rearm, rnd;
+	struct io_uring_sqe *sqe;
+	struct uring u = { 0 };
+	char iface[64];
+	int ret;
+
+	u.ts = xcalloc(batch < 64 ? 64 : batch, sizeof(*u.ts));
+	ret = io_uring_queue_init_params(URING_SQ, &u.ring, &p);
+	if (ret == -EINVAL) {
+		/* before 6.0: without COOP_TASKRUN and SINGLE_ISSUER */
+		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_CQSIZE;
+		p.cq_entries = URING_CQ;
+		ret = io_uring_queue_init_params(URING_SQ, &u.ring, &p);
+	}
+	if (ret) {
+		errno = -ret;
+		die("io_uring_queue_init_params");
+	}
+	t0 = now_ns();
+	for (i = 0; i < n; i += k) {
+		k = n - i < 64 ? n - i : 64;
+		for (j = 0; j < k; j++)
+			uring_arm(&u, j, i + j + 1, pend_time(i + j));
+		uring_submit(&u, k);
+	}
+	setup = now_ns() - t0;
+	for (j = 0; j < batch; j++)
+		uring_arm(&u, j, n + 1 + j, restart_ns[j % NR_TIMES]);
+	uring_submit(&u, batch);
+
+	timing_init_k(&pair, batch);
+	for (r = 0; timing_more(&pair);) {
+		m = batch_begin(&pair);
+		for (i = 0; i < m; i++) {
+			for (j = 0; j < batch; j++, r++)
+				uring_arm(&u, j, pair_id + j, restart_ns[r % NR_TIMES]);
+			uring_submit(&u, batch);
+			for (j = 0; j < batch; j++)
+				uring_remove(&u, pair_id + j);
+			uring_submit(&u, batch);
+		}
+		batch_end(&pair, m);
+	}
+	timing_init_k(&rearm, batch);
+	for (r = 0; timing_more(&rearm);) {
+		m = batch_begin(&rearm);
+		for (i = 0; i < m; i++) {
+			for (j = 0; j < batch; j++, r++)
+				uring_update(&u, j, n + 1 + j, restart_ns[r % NR_TIMES]);
+			uring_submit(&u, batch);
+		}
+		batch_end(&rearm, m);
+	}
+	timing_init_random(&rnd, batch);
+	rng_seed();
+	for (r = 0; n && timing_more(&rnd);) {
+		m = batch_begin(&rnd);
+		for (i = 0; i < m; i++) {
+			for (j = 0; j < batch; j++, r++)
+				uring_update(&u, j, rng_index(n) + 1, pend_ns[r % NR_TIMES]);
+			uring_submit(&u, batch);
+		}
+		batch_end(&rnd, m);
+	}
+	uring_wait(&u);
+
+	sqe = uring_sqe(&u);
+	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+	sqe->user_data = URING_CANCEL;
+	u.cancel_all = n + batch;
+	u.ctl_sent++;
+	u.cancel_sent += u.cancel_all;
+	uring_submit(&u, 1);
+	uring_wait(&u);
+	io_uring_queue_exit(&u.ring);
+
+	if (batch == 1)
+		snprintf(iface, sizeof(iface), "iouring");
+	else
+		snprintf(iface, sizeof(iface), "iouring_%llu", batch);
+	printf("test=%s iface=%s n=%llu reps=%llu", test, iface, n,
+	       pair.units * batch);
+	print_timing("pair", &pair);
+	print_timing("rearm", &rearm);
+	if (n)
+		print_timing("rearm_random", &rnd);
+	print_ns("setup_ns", setup, n);
+	printf("\n");
+	free(u.ts);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -1225,8 +1470,8 @@ static void run_stall(void)
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"Usage: callout-bench floor|set|reset|submit|timeout|timerfd|posix|late|\n"
-		"                     idle|stall\n"
+		"Usage: callout-bench floor|set|reset|submit|timeout|timerfd|posix|iouring|\n"
+		"                     late|idle|stall\n"
 		"       [-n N] [-r REPS] [-b BATCH] [-t BUDGET_MS] [-s SECONDS] [-m MIN_MS]\n"
 		"       [-M MAX_MS]\n"
 		"One line of key=value results; the top of the source says what each is.\n");
@@ -1243,6 +1488,7 @@ int main(int argc, char **argv)
 		{ "timerfd", run_timerfd }, { "posix", run_posix },
 		{ "late", run_late }, { "idle", run_idle },
 		{ "stall", run_stall }, { "submit", run_submit },
+		{ "iouring", run_iouring },
 	};
 	unsigned int i;
 	int opt;
@@ -1283,8 +1529,9 @@ int main(int argc, char **argv)
 	}
 	if (!reps || max_ms < min_ms || (!n && !strcmp(test, "late")))
 		usage(2);
-	/* -b: 1 .. CALLOUT_SUBMIT_MAX */
-	if (batch > CALLOUT_SUBMIT_MAX)
+	/* -b: 1 .. CALLOUT_SUBMIT_MAX, for io_uring up to its SQ's size */
+	if (batch > CALLOUT_SUBMIT_MAX ||
+	    (batch > URING_SQ && !strcmp(test, "iouring")))
 		usage(2);
 	make_times();
 	setvbuf(stdout, NULL, _IOLBF, 0);
