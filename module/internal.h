@@ -255,7 +255,7 @@ void callout_owner_init(struct callout_owner *o,
 unsigned long callout_owner_drain(struct callout_owner *o, bool warn);
 void callout_owner_destroy(struct callout_owner *o);
 int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
-		   unsigned long ticks);
+		   unsigned long ticks, u64 now_ns);
 int callout_to_cancel(struct callout_owner *o, u64 func, u64 arg);
 void callout_to_put(struct callout_to *to);
 int callout_timeout_init(void);

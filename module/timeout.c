@@ -487,9 +487,10 @@ static void to_expire(void *arg)
  * @func:	the key's func, as an opaque value
  * @arg:	the key's arg
  * @ticks:	as callout_set()
+ * @now_ns:	callout_now_ns() read by the caller, once for a batch
  *
- * The arming's due time, the clock read once + @ticks * tick_ns, is kept
- * in the callout's ->expires_ns for @o's expire op to report.
+ * The arming's due time, @now_ns + @ticks * tick_ns, is kept in the
+ * callout's ->expires_ns for @o's expire op to report.
  *
  * Context: as @o's gfp allows when its free list is empty; interrupts on
  * (the hash's bucket locks are taken with bottom halves off).
@@ -497,11 +498,10 @@ static void to_expire(void *arg)
  * pending, or callout_set()'s -ERANGE/-ENOSPC.
  */
 int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
-		   unsigned long ticks)
+		   unsigned long ticks, u64 now_ns)
 {
 	struct callout_to *to;
 	unsigned long s;
-	u64 now;
 	int ret;
 
 	to = callout_to_get(o);
@@ -521,9 +521,8 @@ int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
 	if (ret)
 		goto put;
 	/* One clock read for the due time and the arming, as callout_set(). */
-	now = callout_now_ns();
-	to->expires_ns = now + (u64)ticks * callout_tick_ns_param;
-	ret = callout_set_ticks_from(&to->c, now, ticks, to_expire, to);
+	to->expires_ns = now_ns + (u64)ticks * callout_tick_ns_param;
+	ret = callout_set_ticks_from(&to->c, now_ns, ticks, to_expire, to);
 	if (ret < 0) {
 		/* Never pending: no expiry, and untimeout() skips TO_ARMING. */
 		to_index_remove(to);
@@ -775,7 +774,7 @@ int callout_timeout(callout_func_t func, void *arg, unsigned long ticks)
 		return -EINVAL;
 	this_cpu_inc(callout_op_counts.timeout);
 	return callout_to_arm(&callout_kernel_owner, (uintptr_t)func,
-			      (uintptr_t)arg, ticks);
+			      (uintptr_t)arg, ticks, callout_now_ns());
 }
 EXPORT_SYMBOL_NS_GPL(callout_timeout, CALLOUT_NS);
 
