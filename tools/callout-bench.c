@@ -14,11 +14,11 @@
  * mean of all beside it (key_mean_ns). The first batch is one operation;
  * where the fastest so far says BATCH_REPS would take over 4 ms, a batch
  * is as many as take about 1 ms (at least one), and each timed loop stops
- * after BUDGET_MS (default 1000) once it has run 3 batches, saying how many
+ * after BUDGET_MS (default 500) once it has run 2 batches, saying how many
  * operations it timed (key_ops) when that was fewer than REPS. The re-arm
  * tests also re-arm a uniformly chosen one of the N (rearm_random_ns; the
  * same choices, from the same seed, in every series) at a new time in
- * their window, in batches of BATCH_REPS always (what one costs depends on
+ * their window, in batches of at least 64 (what one costs depends on
  * which it is).
  *
  *   floor    CALLOUT_IOC_INFO: the cost of an ioctl on /dev/callout
@@ -102,7 +102,7 @@
 typedef unsigned long long u64;
 
 static u64 n = 1000, reps = 20000, seconds = 5, min_ms = 10, max_ms = 300;
-static u64 budget_ms = 1000, batch;	/* -b: 0 unless given */
+static u64 budget_ms = 500, batch;	/* -b: 0 unless given */
 static u64 pend_ns[NR_TIMES], restart_ns[NR_TIMES];
 static const char *test;
 
@@ -195,24 +195,25 @@ static void print_ns(const char *key, u64 total, u64 count)
 
 /*
  * A timed loop: @units units of @k operations each (a unit is one call
- * for the batched tests: a submission of k operations), in batches of up
- * to @max_per units. The first batch is one unit; from then on a batch is
- * @max_per units unless the fastest unit so far says that would take more
- * than BATCH_NS_MAX, and then as many as take about BATCH_NS (at least
- * one: an io_uring pair at N = 100000 takes milliseconds). The loop stops
- * after @units units, or once it has run budget_ms and MIN_BATCHES
+ * for the batched tests: a submission of k operations), in batches of
+ * @min_per to @max_per units. The first batch is @min_per units (one,
+ * but for the random re-arms); from then on a batch is @max_per units
+ * unless the fastest unit so far says that would take more than
+ * BATCH_NS_MAX, and then as many as take about BATCH_NS (at least
+ * @min_per: an io_uring pair at N = 100000 takes milliseconds). The loop
+ * stops after @units units, or once it has run budget_ms and MIN_BATCHES
  * batches: a bound in time, not in count, so that a slow peer cannot
  * stretch the run.
  */
 struct timing {
-	u64 k, max_per, per, units, done, batches, total, start, t0;
+	u64 k, min_per, max_per, per, units, done, batches, total, start, t0;
 	double best;			/* ns per operation, fastest batch */
-	int whole;			/* every batch max_per units */
 };
 
 #define BATCH_NS	1000000ULL
 #define BATCH_NS_MAX	4000000ULL
-#define MIN_BATCHES	3
+#define MIN_BATCHES	2
+#define RANDOM_OPS	64		/* the least a random re-arm batch */
 
 static u64 batch_reps(void)
 {
@@ -230,12 +231,12 @@ static void timing_init_k(struct timing *t, u64 k)
 		t->max_per = BATCH_REPS / k ? BATCH_REPS / k : 1;
 		t->units = reps / k ? reps / k : 1;
 	}
+	t->min_per = 1;
 	t->per = 1;
 	t->done = 0;
 	t->batches = 0;
 	t->total = 0;
 	t->best = -1;
-	t->whole = 0;
 }
 
 static void timing_init(struct timing *t)
@@ -246,14 +247,16 @@ static void timing_init(struct timing *t)
 /*
  * The random re-arms: what one costs depends on which timer it is (where
  * it lies in a list or a hash chain), so a batch is never shorter than
- * max_per units: its mean is over BATCH_REPS (or so) random choices, not
- * one lucky one.
+ * RANDOM_OPS operations: its mean is over that many random choices at
+ * least, never one lucky one.
  */
 static void timing_init_random(struct timing *t, u64 k)
 {
 	timing_init_k(t, k);
-	t->whole = 1;
-	t->per = t->max_per;
+	t->min_per = (RANDOM_OPS + k - 1) / k;
+	if (t->min_per > t->max_per)
+		t->max_per = t->min_per;
+	t->per = t->min_per;
 }
 
 /* Whether to run another batch. */
@@ -289,8 +292,10 @@ static void batch_end(struct timing *t, u64 m)
 	t->batches++;
 	unit = t->best * t->k;
 	t->per = t->max_per;
-	if (!t->whole && unit * t->max_per > BATCH_NS_MAX)
+	if (unit * t->max_per > BATCH_NS_MAX)
 		t->per = unit < BATCH_NS ? (u64)(BATCH_NS / unit) : 1;
+	if (t->per < t->min_per)
+		t->per = t->min_per;
 }
 
 /*
@@ -763,7 +768,6 @@ static void run_posix(void)
  * timeout end cancelled (none may expire).
  */
 #define URING_CTL	(1ULL << 63)
-#define URING_CANCEL	(URING_CTL | 1ULL << 62)
 #define URING_SQ	128
 #define URING_CQ	4096
 
@@ -772,8 +776,8 @@ struct uring {
 	struct __kernel_timespec *ts;	/* one per operation of a submission */
 	u64 ctl_sent, ctl_done;		/* removes, updates, cancels */
 	u64 cancel_sent, cancelled;	/* timeouts they end */
-	u64 cancel_all;			/* what the cancel of all must end */
-};
+	u64 kept, clock, *seq;		/* the N and the K newest: when each */
+};					/* went to the end of the ring's list */
 
 static void uring_die(const struct io_uring_cqe *cqe, const char *what)
 {
@@ -789,11 +793,7 @@ static void uring_reap(struct uring *u)
 
 	io_uring_for_each_cqe(&u->ring, head, cqe) {
 		seen++;
-		if (cqe->user_data == URING_CANCEL) {
-			if (cqe->res != (int)u->cancel_all)
-				uring_die(cqe, "the cancel of all");
-			u->ctl_done++;
-		} else if (cqe->user_data & URING_CTL) {
+		if (cqe->user_data & URING_CTL) {
 			if (cqe->res)
 				uring_die(cqe, "a remove or update");
 			u->ctl_done++;
@@ -854,6 +854,8 @@ static void uring_arm(struct uring *u, u64 j, u64 id, u64 ns)
 	u->ts[j].tv_nsec = ns % NS;
 	io_uring_prep_timeout(sqe, &u->ts[j], 0, 0);
 	sqe->user_data = id;
+	if (id <= u->kept)
+		u->seq[id - 1] = ++u->clock;
 }
 
 static void uring_remove(struct uring *u, u64 id)
@@ -876,6 +878,40 @@ static void uring_update(struct uring *u, u64 j, u64 id, u64 ns)
 	io_uring_prep_timeout_update(sqe, &u->ts[j], id, 0);
 	sqe->user_data = URING_CTL | id;
 	u->ctl_sent++;
+	u->seq[id - 1] = ++u->clock;	/* an update moves it to the end */
+}
+
+static const u64 *uring_seq;
+
+static int uring_cmp(const void *a, const void *b)
+{
+	u64 x = uring_seq[*(const u64 *)a - 1], y = uring_seq[*(const u64 *)b - 1];
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Remove every timeout kept in the order of the ring's list, so that each
+ * remove finds its timeout first: O(N) in all. (One ASYNC_CANCEL of them
+ * all takes seconds at N = 100000 under TCG: for each timeout it ends it
+ * also looks through every bucket of the ring's poll tables.)
+ */
+static void uring_drain(struct uring *u)
+{
+	u64 *ids = xcalloc(u->kept, sizeof(*ids)), i, j, k;
+
+	for (i = 0; i < u->kept; i++)
+		ids[i] = i + 1;
+	uring_seq = u->seq;
+	qsort(ids, u->kept, sizeof(*ids), uring_cmp);
+	for (i = 0; i < u->kept; i += k) {
+		k = u->kept - i < 64 ? u->kept - i : 64;
+		for (j = 0; j < k; j++)
+			uring_remove(u, ids[i + j]);
+		uring_submit(u, k);
+	}
+	uring_wait(u);
+	free(ids);
 }
 
 /*
@@ -885,11 +921,10 @@ static void uring_update(struct uring *u, u64 j, u64 id, u64 ns)
  * update; rearm_random_ns, K updates each of a uniformly chosen one of the
  * N. A remove or an update finds its timeout by walking the ring's list of
  * every outstanding one (io_uring/timeout.c); an update puts it at the
- * end, so the random re-arms run last. At the end one
- * IORING_OP_ASYNC_CANCEL with IORING_ASYNC_CANCEL_ANY cancels them all
- * (the first of the list each time) before the ring is closed, so that no
- * work of this ring is left to the kernel when the next measurement
- * starts.
+ * end, so the random re-arms run last. At the end every timeout is
+ * removed, each found first in the list (uring_drain()), before the ring
+ * is closed, so that no work of this ring is left to the kernel when the
+ * next measurement starts.
  */
 static void run_iouring(void)
 {
@@ -900,12 +935,13 @@ static void run_iouring(void)
 	};
 	u64 i, j, m, k = 64, r, t0, setup, pair_id = n + batch + 1;
 	struct timing pair, rearm, rnd;
-	struct io_uring_sqe *sqe;
 	struct uring u = { 0 };
 	char iface[64];
 	int ret;
 
 	u.ts = xcalloc(batch < 64 ? 64 : batch, sizeof(*u.ts));
+	u.kept = n + batch;
+	u.seq = xcalloc(u.kept, sizeof(*u.seq));
 	ret = io_uring_queue_init_params(URING_SQ, &u.ring, &p);
 	if (ret == -EINVAL) {
 		/* before 6.0: without COOP_TASKRUN and SINGLE_ISSUER */
@@ -966,14 +1002,7 @@ static void run_iouring(void)
 	}
 	uring_wait(&u);
 
-	sqe = uring_sqe(&u);
-	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
-	sqe->user_data = URING_CANCEL;
-	u.cancel_all = n + batch;
-	u.ctl_sent++;
-	u.cancel_sent += u.cancel_all;
-	uring_submit(&u, 1);
-	uring_wait(&u);
+	uring_drain(&u);
 	io_uring_queue_exit(&u.ring);
 
 	if (batch == 1)
@@ -989,6 +1018,7 @@ static void run_iouring(void)
 	print_ns("setup_ns", setup, n);
 	printf("\n");
 	free(u.ts);
+	free(u.seq);
 }
 
 static int cmp_u64(const void *a, const void *b)
