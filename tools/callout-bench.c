@@ -185,7 +185,7 @@ static u64 rng_index(u64 bound)
 	x ^= x << 25;
 	x ^= x >> 27;
 	rng_state = x;
-	return (u64)(((unsigned __int128)(x * 0x2545f4914f6cdd1dULL) * bound) >> 64);
+	return (u64)(((__uint128_t)(x * 0x2545f4914f6cdd1dULL) * bound) >> 64);
 }
 
 static void print_ns(const char *key, u64 total, u64 count)
@@ -767,7 +767,7 @@ static void run_posix(void)
  * and checked: every remove, update and cancel must succeed, and every
  * timeout end cancelled (none may expire).
  */
-#define URING_CTL	(1ULL << 63)
+#define URING_CTL	0x8000000000000000ULL	/* bit 63 */
 #define URING_SQ	128
 #define URING_CQ	4096
 
