@@ -300,7 +300,7 @@ user_rearm=(callout_reset callout_submit_1 callout_submit_8 callout_submit_64
 		pair_ns "$uns" "${user_pair[@]}"
 	table "User space: ns per re-arm of the newest" rearm_ns "$uns" "${user_rearm[@]}"
 	table "User space: ns per re-arm of a random one of the N" rearm_random_ns "$uns" "${user_rearm[@]}"
-	printf '\nEach timed loop stops after a second once it has run 3 batches: where that cut it short,\n'
+	printf '\nEach timed loop stops after half a second once it has run 2 batches: where that cut it short,\n'
 	printf 'the operations it timed (median):\n\n'
 	awk -F, '$3 ~ /_ops$/ { printf "- %s N=%s %s: %g\n", $1, $2, $3, $4; f = 1 }
 		END { if (!f) print "- none" }' "$out/summary.csv"
