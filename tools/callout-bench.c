@@ -14,8 +14,9 @@
  * mean of all beside it (key_mean_ns). The first batch is one operation;
  * where the fastest so far says BATCH_REPS would take over 4 ms, a batch
  * is as many as take about 1 ms (at least one), and each timed loop stops
- * after BUDGET_MS (default 500) once it has run 2 batches, saying how many
- * operations it timed (key_ops) when that was fewer than REPS. The re-arm
+ * after 2 batches once the operations done would have taken BUDGET_MS
+ * (default 500) at the fastest batch's pace, saying how many it timed
+ * (key_ops) when that was fewer than REPS. The re-arm
  * tests also re-arm a uniformly chosen one of the N (rearm_random_ns; the
  * same choices, from the same seed, in every series) at a new time in
  * their window, in batches of at least 64 (what one costs depends on
@@ -201,12 +202,12 @@ static void print_ns(const char *key, u64 total, u64 count)
  * unless the fastest unit so far says that would take more than
  * BATCH_NS_MAX, and then as many as take about BATCH_NS (at least
  * @min_per: an io_uring pair at N = 100000 takes milliseconds). The loop
- * stops after @units units, or once it has run budget_ms and MIN_BATCHES
- * batches: a bound in time, not in count, so that a slow peer cannot
- * stretch the run.
+ * stops after @units units, or after MIN_BATCHES batches once those done
+ * would have taken budget_ms at the fastest batch's pace: a bound in time,
+ * not in count, so that a slow peer cannot stretch the run.
  */
 struct timing {
-	u64 k, min_per, max_per, per, units, done, batches, total, start, t0;
+	u64 k, min_per, max_per, per, units, done, batches, total, start;
 	double best;			/* ns per operation, fastest batch */
 };
 
@@ -259,15 +260,18 @@ static void timing_init_random(struct timing *t, u64 k)
 	t->per = t->min_per;
 }
 
-/* Whether to run another batch. */
+/*
+ * Whether to run another batch: not once the operations done would have
+ * taken budget_ms at the fastest batch's pace. That bounds a slow peer by
+ * its own cost, where the wall clock would also cut the cheap series
+ * short whenever the host is busy (and leave their fastest batch fewer
+ * batches to be found among).
+ */
 static int timing_more(struct timing *t)
 {
-	u64 now = now_ns();
-
-	if (!t->batches)
-		t->t0 = now;
 	return t->done < t->units &&
-	       (t->batches < MIN_BATCHES || now - t->t0 < budget_ms * 1000000ULL);
+	       (t->batches < MIN_BATCHES ||
+		t->best * t->done * t->k < budget_ms * 1e6);
 }
 
 /* Start a batch: the number of units to run in it. */
