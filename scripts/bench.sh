@@ -300,8 +300,8 @@ user_rearm=(callout_reset callout_submit_1 callout_submit_8 callout_submit_64
 		pair_ns "$uns" "${user_pair[@]}"
 	table "User space: ns per re-arm of the newest" rearm_ns "$uns" "${user_rearm[@]}"
 	table "User space: ns per re-arm of a random one of the N" rearm_random_ns "$uns" "${user_rearm[@]}"
-	printf '\nEach timed loop stops after half a second once it has run 2 batches: where that cut it short,\n'
-	printf 'the operations it timed (median):\n\n'
+	printf '\nA timed loop stops, after 2 batches, once its operations would have taken half a second at its\n'
+	printf 'fastest batch'"'"'s pace. Where that cut it short, the operations it timed (median):\n\n'
 	awk -F, '$3 ~ /_ops$/ { printf "- %s N=%s %s: %g\n", $1, $2, $3, $4; f = 1 }
 		END { if (!f) print "- none" }' "$out/summary.csv"
 	printf '\nioctl floor (CALLOUT_IOC_INFO): %s ns\n' "$(cell ioctl_info 1000 op_ns)"
