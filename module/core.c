@@ -59,7 +59,10 @@
  *                       per-CPU free lists take a local lock each, BHs
  *                       off (a per-CPU spinlock on PREEMPT_RT), a leaf
  *   base->lock          a base and its callouts (interrupts off); only the
- *                       hrtimer core's own locks nest inside it
+ *                       hrtimer core's own locks nest inside it, and in
+ *                       a batch (dev.c's SUBMIT, "Batches" below) what
+ *                       dev.c does between its operations: the slab's,
+ *                       a percpu_counter's and printk's, all leaves
  *   file->wq's lock     a leaf: the tick's uc_fire() wakes a file's
  *                       readers with no lock of callout.ko held but
  *                       expiry_lock (and the func map)
@@ -451,38 +454,33 @@ static int __hold_room(struct callout_base *base, u64 tick, u64 now,
 
 /*
  * Arm @c to run @func(@arg) at tick @tick; @now is the current tick. @how
- * is 0 or ARM_* refusals. A re-arm that the scheme refuses leaves the old
- * arming as it was: its tick, func and arg.
- * Return: as callout_set_ns(), or -EALREADY/-EBUSY/-ENOENT as @how asks.
+ * is 0 or ARM_* refusals. @c's base *@basep is locked, interrupts off;
+ * the arming may move @c to this CPU's base, and *@basep is then that
+ * base, locked instead. A re-arm that the scheme refuses leaves the
+ * old arming as it was: its tick, func and arg.
+ * Return: as callout_set_ns(), or -EALREADY/-EBUSY/-ENOENT as @how asks;
+ * or -EAGAIN, @c untouched, if it must move off a CPU that is down and
+ * this CPU's lock is busy: see callout_arm().
  */
-static int callout_arm(struct callout *c, u64 tick, u64 now,
-		       callout_func_t func, void *arg, unsigned int how)
+static int __arm(struct callout_base **basep, struct callout *c, u64 tick,
+		 u64 now, callout_func_t func, void *arg, unsigned int how)
 {
-	struct callout_base *base, *new;
+	struct callout_base *base = *basep, *new;
 	callout_func_t old_func;
 	struct tw_entry probe;
-	unsigned long flags;
 	bool was, held = false, pending;
 	void *old_arg;
 	u64 old_tick;
 	int ret;
 
-	if (WARN_ON_ONCE(!func))
-		return -EINVAL;
-again:
-	base = lock_base(c, &flags);
-	if ((how & ARM_IF_IDLE) && callout_pending(c)) {
-		spin_unlock_irqrestore(&base->lock, flags);
+	lockdep_assert_held(&base->lock);
+	pending = callout_pending(c);
+	if ((how & ARM_IF_IDLE) && pending)
 		return -EALREADY;
-	}
-	if ((how & ARM_IF_NOT_RUNNING) && base->running == c) {
-		spin_unlock_irqrestore(&base->lock, flags);
+	if ((how & ARM_IF_NOT_RUNNING) && base->running == c)
 		return -EBUSY;
-	}
-	if ((how & ARM_IF_PENDING) && !callout_pending(c)) {
-		spin_unlock_irqrestore(&base->lock, flags);
+	if ((how & ARM_IF_PENDING) && !pending)
 		return -ENOENT;
-	}
 
 	/*
 	 * Arm on this CPU if its lock is free at once; otherwise stay, which
@@ -492,14 +490,14 @@ again:
 	 * that runs it goes on, wherever, and callout_cpu_dead() waits for
 	 * it). Any other on the base of a CPU that is down, or not yet up,
 	 * must move: callout_cpu_dead() may hold the new lock and wait for
-	 * ours, so let go, wait for the new lock without ours (spinning on
-	 * trylock could starve its holder on PREEMPT_RT) and try again. @c
+	 * ours, so the caller lets go, waits for the new lock without ours
+	 * (spinning on trylock could starve its holder on PREEMPT_RT) and
+	 * tries again. @c
 	 * is detached only once the decision is made and the new tick is
 	 * known to fit: it stays pending across a retry and across a refusal,
 	 * so the return value says whether this set replaced an arming, and
 	 * no arming ends unseen in between.
 	 */
-	pending = callout_pending(c);
 	old_tick = c->entry.expires;
 	old_func = c->func;
 	old_arg = c->arg;
@@ -509,28 +507,26 @@ again:
 			base->stats.stayed_running++;
 		ret = pending ? __hold_room(base, tick, now, &probe, &held) : 0;
 		if (ret)
-			goto refused;
+			return ret;
 		was = __detach(base, c);
 	} else if (spin_trylock(&new->lock)) {
 		ret = pending ? __hold_room(new, tick, now, &probe, &held) : 0;
 		if (ret) {
 			spin_unlock(&new->lock);
-			goto refused;
+			return ret;
 		}
 		was = __detach(base, c);
 		WRITE_ONCE(c->base, new);
 		spin_unlock(&base->lock);
 		base = new;
-	} else if (!base->online || !cpu_online(base->cpu)) {
-		spin_unlock_irqrestore(&base->lock, flags);
-		spin_lock_irqsave(&new->lock, flags);
-		spin_unlock_irqrestore(&new->lock, flags);
-		goto again;
+		*basep = new;
 	} else {
+		if (!base->online || !cpu_online(base->cpu))
+			return -EAGAIN;
 		base->stats.stayed_busy++;
 		ret = pending ? __hold_room(base, tick, now, &probe, &held) : 0;
 		if (ret)
-			goto refused;
+			return ret;
 		was = __detach(base, c);
 	}
 	c->func = func;
@@ -549,9 +545,29 @@ again:
 		trace_callout_set(c, func, base->cpu,
 				  c->entry.expires * callout_tick_ns_param,
 				  callout_now_ns());
-	spin_unlock_irqrestore(&base->lock, flags);
 	return ret ? ret : was;
-refused:
+}
+
+static int callout_arm(struct callout *c, u64 tick, u64 now,
+		       callout_func_t func, void *arg, unsigned int how)
+{
+	struct callout_base *base, *new;
+	unsigned long flags;
+	int ret;
+
+	if (WARN_ON_ONCE(!func))
+		return -EINVAL;
+	for (;;) {
+		base = lock_base(c, &flags);
+		ret = __arm(&base, c, tick, now, func, arg, how);
+		if (ret != -EAGAIN)
+			break;
+		/* Wait for this CPU's lock without @c's: see __arm(). */
+		new = this_cpu_ptr(callout_bases);
+		spin_unlock_irqrestore(&base->lock, flags);
+		spin_lock_irqsave(&new->lock, flags);
+		spin_unlock_irqrestore(&new->lock, flags);
+	}
 	spin_unlock_irqrestore(&base->lock, flags);
 	return ret;
 }
@@ -735,14 +751,12 @@ EXPORT_SYMBOL_NS_GPL(callout_unset, CALLOUT_NS);
  * @c unless @cancelled is NULL (callout_wait_idle()); set *@cancelled to 1
  * if it was pending. Return: true if its func runs now, on *@basep.
  */
-static bool unset_pass(struct callout *c, struct callout_base **basep,
-		       int *cancelled)
+static bool __unset(struct callout_base *base, struct callout *c,
+		    int *cancelled)
 {
-	struct callout_base *base;
-	unsigned long flags;
-	bool running, was;
+	bool was;
 
-	base = lock_base(c, &flags);
+	lockdep_assert_held(&base->lock);
 	if (cancelled) {
 		was = __detach(base, c);
 		if (was) {
@@ -751,7 +765,18 @@ static bool unset_pass(struct callout *c, struct callout_base **basep,
 		}
 		trace_callout_unset(c, c->func, base->cpu, was);
 	}
-	running = base->running == c;
+	return base->running == c;
+}
+
+static bool unset_pass(struct callout *c, struct callout_base **basep,
+		       int *cancelled)
+{
+	struct callout_base *base;
+	unsigned long flags;
+	bool running;
+
+	base = lock_base(c, &flags);
+	running = __unset(base, c, cancelled);
 	spin_unlock_irqrestore(&base->lock, flags);
 	*basep = base;
 	return running;
@@ -837,6 +862,110 @@ int callout_try_unset_sync(struct callout *c)
 	int ret = 0;
 
 	return unset_pass(c, &base, &ret) ? -EBUSY : ret;
+}
+
+/*
+ * Batches. A caller that sets and cancels callouts in a row, as
+ * CALLOUT_IOC_SUBMIT does, keeps this CPU's base locked from one to the
+ * next: one lock section for up to CALLOUT_BATCH_OPS of them instead of
+ * one each. Only callouts on that base are done under it, and they stay
+ * there (__arm() arms on this CPU's base): another base's lock is never
+ * taken while it is held (two base locks have no order), so for a callout
+ * elsewhere the batch lets go and takes the usual way. Nor while the wheel
+ * works off a backlog, whose catching up every set shares: the section
+ * then ends, so that it holds at most one chunk of collection
+ * (CALLOUT_COLLECT_BUDGET) besides its operations. The caller ends the
+ * batch (callout_batch_end()) before it sleeps or lets go of a lock of its
+ * own; a NULL batch is the usual way.
+ */
+#define CALLOUT_BATCH_OPS	16
+
+/* The batch's base, held, for an operation on @c; NULL: the usual way. */
+static struct callout_base *batch_base(struct callout_batch *b,
+				       struct callout *c)
+{
+	struct callout_base *base;
+
+	if (!b)
+		return NULL;
+	if (b->base && (b->ops >= CALLOUT_BATCH_OPS ||
+			READ_ONCE(c->base) != b->base ||
+			tw_advancing(&b->base->wheel)))
+		callout_batch_end(b);
+	if (!b->base) {
+		base = raw_cpu_ptr(callout_bases);
+		if (READ_ONCE(c->base) != base)
+			return NULL;
+		spin_lock_irqsave(&base->lock, b->flags);
+		/* Pinned now; @c moves only under the lock held. */
+		if (base != this_cpu_ptr(callout_bases) || c->base != base) {
+			spin_unlock_irqrestore(&base->lock, b->flags);
+			return NULL;
+		}
+		/* Held across calls till callout_batch_end(): not for sparse. */
+		__release(&base->lock);
+		b->base = base;
+		b->ops = 0;
+	}
+	b->ops++;
+	return b->base;
+}
+
+/**
+ * callout_batch_end() - let go of a batch's base, if it holds one
+ * @b:	the batch, or NULL
+ */
+void callout_batch_end(struct callout_batch *b)
+{
+	if (b && b->base) {
+		__acquire(&b->base->lock);
+		spin_unlock_irqrestore(&b->base->lock, b->flags);
+		b->base = NULL;
+	}
+}
+
+/* callout_set_from() in batch @b */
+int callout_batch_set_from(struct callout_batch *b, struct callout *c,
+			   u64 now_ns, u64 expires_ns, callout_func_t func,
+			   void *arg)
+{
+	struct callout_base *base;
+
+	if (WARN_ON_ONCE(!func))
+		return -EINVAL;
+	base = batch_base(b, c);
+	if (!base)
+		return callout_set_from(c, now_ns, expires_ns, func, arg);
+	return __arm(&b->base, c, ns_to_tick_up(expires_ns),
+		     div64_u64(now_ns, callout_tick_ns_param), func, arg, 0);
+}
+
+/* callout_reset_from() in batch @b */
+int callout_batch_reset_from(struct callout_batch *b, struct callout *c,
+			     u64 now_ns, u64 expires_ns, callout_func_t func,
+			     void *arg)
+{
+	struct callout_base *base;
+
+	if (WARN_ON_ONCE(!func))
+		return -EINVAL;
+	base = batch_base(b, c);
+	if (!base)
+		return callout_reset_from(c, now_ns, expires_ns, func, arg);
+	return __arm(&b->base, c, ns_to_tick_up(expires_ns),
+		     div64_u64(now_ns, callout_tick_ns_param), func, arg,
+		     ARM_IF_NOT_RUNNING | ARM_IF_PENDING);
+}
+
+/* callout_try_unset_sync() in batch @b */
+int callout_batch_try_unset(struct callout_batch *b, struct callout *c)
+{
+	struct callout_base *base = batch_base(b, c);
+	int ret = 0;
+
+	if (!base)
+		return callout_try_unset_sync(c);
+	return __unset(base, c, &ret) ? -EBUSY : ret;
 }
 
 /**

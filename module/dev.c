@@ -9,7 +9,8 @@
  * below). The file lock protects the table, the spare ucallouts and every
  * ucallout's user-side state (its armings, whether it is in the table).
  * Lock order (the whole of it is at the top of core.c): the read mutex,
- * then the file lock, then a base lock (taken inside callout_set_from()).
+ * then the file lock, then a base lock (taken inside callout_set_from(),
+ * or held across the operations of a SUBMIT: a core batch).
  * timeout.c's owner lock is never taken with the file lock held. The
  * expiry takes no file lock. A __ helper is called with the file lock
  * held.
@@ -134,6 +135,7 @@
 #include <linux/math64.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/percpu_counter.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
@@ -327,7 +329,14 @@ struct ucallout_to {
 };
 
 static struct kmem_cache *ucallout_cache, *ucallout_to_cache;
-atomic_long_t callout_user_total;
+
+/*
+ * Every file's callouts, against max_total: a per-CPU counter, so that a
+ * SET and a cancel touch no cache line that every CPU's SETs share. It is
+ * summed exactly only near the limit (__percpu_counter_compare()).
+ */
+struct percpu_counter callout_user_total;
+#define UC_TOTAL_BATCH	64
 
 /*
  * What a file allocates for its user: charged to the caller's memory cgroup
@@ -356,10 +365,14 @@ static struct ucallout_to *q_uto(struct uc_node *q)
 static int uc_charge(struct callout_file *f)
 {
 	if (atomic_long_inc_return(&f->nr_uc) <= callout_max_per_file) {
-		if (atomic_long_inc_return(&callout_user_total) <=
-		    callout_max_total)
+		percpu_counter_add_batch(&callout_user_total, 1,
+					 UC_TOTAL_BATCH);
+		if (__percpu_counter_compare(&callout_user_total,
+					     callout_max_total,
+					     UC_TOTAL_BATCH) <= 0)
 			return 0;
-		atomic_long_dec(&callout_user_total);
+		percpu_counter_add_batch(&callout_user_total, -1,
+					 UC_TOTAL_BATCH);
 	}
 	atomic_long_dec(&f->nr_uc);
 	return -ENOSPC;
@@ -368,7 +381,7 @@ static int uc_charge(struct callout_file *f)
 static void uc_uncharge(struct callout_file *f, unsigned long n)
 {
 	atomic_long_sub(n, &f->nr_uc);
-	atomic_long_sub(n, &callout_user_total);
+	percpu_counter_add_batch(&callout_user_total, -(s64)n, UC_TOTAL_BATCH);
 }
 
 /* The callout armed as @handle, or NULL; the file lock is held. */
@@ -433,9 +446,11 @@ static int uc_refused(int err)
 /*
  * A new ucallout with a slot reserved for it: uc->handle names it, but
  * lookups do not find it until __uc_arm_new(). A spare if the file has
- * one. The file lock is held, and dropped and taken again to allocate.
+ * one. The file lock is held, and dropped and taken again to allocate
+ * (batch @b ended first; as in every __ helper that takes one).
  */
-static struct ucallout *__uc_get(struct callout_file *f)
+static struct ucallout *__uc_get(struct callout_file *f,
+				 struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	struct ucallout *uc;
@@ -449,6 +464,7 @@ static struct ucallout *__uc_get(struct callout_file *f)
 	if (err)
 		return ERR_PTR(uc_refused(err));
 	while ((s = __uc_slot_take(f, &idx)) == ERR_PTR(-EAGAIN)) {
+		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
 		page = genradix_ptr_alloc(&f->slots, idx, UC_GFP);
 		spin_lock_bh(&f->lock);
@@ -466,6 +482,7 @@ static struct ucallout *__uc_get(struct callout_file *f)
 		f->spares = f->spares->next;
 		f->nr_spares--;
 	} else {
+		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
 		uc = kmem_cache_alloc(ucallout_cache, UC_GFP);
 		spin_lock_bh(&f->lock);
@@ -475,12 +492,26 @@ static struct ucallout *__uc_get(struct callout_file *f)
 			goto uncharge;
 		}
 	}
-	memset(uc, 0, sizeof(*uc));
+	/*
+	 * Field by field, not a memset of all 256 bytes: the arming records
+	 * and the event times are written before they are read.
+	 */
 	callout_init(&uc->c);
-	seqcount_init(&uc->ev_seqc);
 	uc->file = f;
-	uc->slot = s;
 	uc->handle = (u64)s->gen << 32 | s->idx;
+	uc->slot = s;
+	uc->cookie = 0;
+	uc->cur_seq = 0;
+	uc->cur = 0;
+	uc->linked = false;
+	uc->busy = 0;
+	atomic_set(&uc->state, 0);
+	uc->q.timeout = false;
+	seqcount_init(&uc->ev_seqc);
+	uc->ev_seq = 0;
+	uc->ev_count = 0;
+	uc->rd_seq = 0;
+	uc->rd_count = 0;
 	return uc;
 uncharge:
 	uc_uncharge(f, 1);
@@ -492,7 +523,7 @@ static struct ucallout *uc_get(struct callout_file *f)
 	struct ucallout *uc;
 
 	spin_lock_bh(&f->lock);
-	uc = __uc_get(f);
+	uc = __uc_get(f, NULL);
 	spin_unlock_bh(&f->lock);
 	return uc;
 }
@@ -610,14 +641,16 @@ static void uc_fire(void *arg)
  * -ENOENT if that arming had ended by itself first (a one-shot that fired,
  * whose event stands).
  */
-static int __uc_cancel(struct callout_file *f, struct ucallout *uc)
+static int __uc_cancel(struct callout_file *f, struct ucallout *uc,
+		       struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	int ret = 0;
 
 	__uc_unlink(f, uc);
 	uc->busy++;
-	if (callout_try_unset_sync(&uc->c) == -EBUSY) {
+	if (callout_batch_try_unset(b, &uc->c) == -EBUSY) {
+		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
 		callout_unset_sync(&uc->c);
 		spin_lock_bh(&f->lock);
@@ -665,7 +698,8 @@ static int ioc_info(void __user *argp)
  * is dropped: the caller must not touch it again.
  */
 static int __uc_arm_new(struct callout_file *f, struct ucallout *uc,
-			u64 now_ns, u64 expires_ns, u64 period_ns)
+			u64 now_ns, u64 expires_ns, u64 period_ns,
+			struct callout_batch *b)
 {
 	int ret;
 
@@ -679,7 +713,8 @@ static int __uc_arm_new(struct callout_file *f, struct ucallout *uc,
 	uc->cur_seq = 1;
 	uc->slot->uc = uc;
 	uc->linked = true;
-	ret = callout_set_from(&uc->c, now_ns, expires_ns, uc_fire, &uc->arm[0]);
+	ret = callout_batch_set_from(b, &uc->c, now_ns, expires_ns, uc_fire,
+				     &uc->arm[0]);
 	if (ret < 0) {
 		__uc_slot_free(f, uc->slot);
 		uc->linked = false;
@@ -715,7 +750,8 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 	}
 	now = callout_now_ns();
 	spin_lock_bh(&f->lock);
-	ret = __uc_arm_new(f, uc, now, now + req.timeout_ns, req.period_ns);
+	ret = __uc_arm_new(f, uc, now, now + req.timeout_ns, req.period_ns,
+			   NULL);
 	if (ret)
 		__uc_put(f, uc);
 	spin_unlock_bh(&f->lock);
@@ -733,7 +769,7 @@ static int ioc_unset(struct callout_file *f, u64 __user *argp)
 	spin_lock_bh(&f->lock);
 	uc = __uc_lookup(f, handle);
 	if (uc)
-		ret = __uc_cancel(f, uc);
+		ret = __uc_cancel(f, uc, NULL);
 	spin_unlock_bh(&f->lock);
 	return ret;
 }
@@ -749,7 +785,7 @@ static int ioc_unset(struct callout_file *f, u64 __user *argp)
  * or the scheme's -ENOSPC/-ERANGE.
  */
 static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
-		      u64 timeout_ns, u64 period_ns)
+		      u64 timeout_ns, u64 period_ns, struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	struct uc_arming *a;
@@ -765,10 +801,12 @@ static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
 			.expires_ns = now + timeout_ns,
 			.period_ns = period_ns,
 		};
-		ret = callout_reset_from(&uc->c, now, a->expires_ns, uc_fire, a);
+		ret = callout_batch_reset_from(b, &uc->c, now, a->expires_ns,
+					       uc_fire, a);
 		if (ret != -EBUSY)
 			break;
 		uc->busy++;
+		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
 		callout_wait_idle(&uc->c);
 		spin_lock_bh(&f->lock);
@@ -784,7 +822,8 @@ static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
 
 /* RESET of @handle from the clock read @now; the file lock is held. */
 static int __uc_reset_handle(struct callout_file *f, u64 handle, u64 now,
-			     u64 timeout_ns, u64 period_ns)
+			     u64 timeout_ns, u64 period_ns,
+			     struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	struct ucallout *uc;
@@ -794,7 +833,7 @@ static int __uc_reset_handle(struct callout_file *f, u64 handle, u64 now,
 	uc = __uc_lookup(f, handle);
 	if (!uc)
 		return -ENOENT;
-	ret = __uc_reset(f, uc, now, timeout_ns, period_ns);
+	ret = __uc_reset(f, uc, now, timeout_ns, period_ns, b);
 	/* A cancel may have come while it waited. */
 	__uc_done(f, uc);
 	return ret;
@@ -814,7 +853,7 @@ static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 	now = callout_now_ns();
 	spin_lock_bh(&f->lock);
 	ret = __uc_reset_handle(f, req.handle, now, req.timeout_ns,
-				req.period_ns);
+				req.period_ns, NULL);
 	spin_unlock_bh(&f->lock);
 	return ret;
 }
@@ -901,17 +940,18 @@ static int ioc_untimeout(struct callout_file *f,
 }
 
 /* SET from the clock read @now; the file lock is held. */
-static int __uc_set(struct callout_file *f, struct callout_op *op, u64 now)
+static int __uc_set(struct callout_file *f, struct callout_op *op, u64 now,
+		    struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	struct ucallout *uc;
 	int ret;
 
-	uc = __uc_get(f);
+	uc = __uc_get(f, b);
 	if (IS_ERR(uc))
 		return PTR_ERR(uc);
 	uc->cookie = op->cookie;
-	ret = __uc_arm_new(f, uc, now, now + op->timeout, op->period_ns);
+	ret = __uc_arm_new(f, uc, now, now + op->timeout, op->period_ns, b);
 	if (ret) {
 		__uc_put(f, uc);
 		return ret;
@@ -968,7 +1008,7 @@ static bool uc_op_is_timeout(const struct callout_op *op)
 
 /* Check and carry out @op from the clock read @now, with @op->result */
 static void __uc_submit_one(struct callout_file *f, struct callout_op *op,
-			    u64 now)
+			    u64 now, struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	struct ucallout *uc;
@@ -980,15 +1020,15 @@ static void __uc_submit_one(struct callout_file *f, struct callout_op *op,
 		return;
 	switch (op->op) {
 	case CALLOUT_OP_SET:
-		op->result = __uc_set(f, op, now);
+		op->result = __uc_set(f, op, now, b);
 		break;
 	case CALLOUT_OP_UNSET:
 		uc = __uc_lookup(f, op->handle);
-		op->result = uc ? __uc_cancel(f, uc) : -ENOENT;
+		op->result = uc ? __uc_cancel(f, uc, b) : -ENOENT;
 		break;
 	case CALLOUT_OP_RESET:
 		op->result = __uc_reset_handle(f, op->handle, now, op->timeout,
-					       op->period_ns);
+					       op->period_ns, b);
 		break;
 	}
 }
@@ -997,13 +1037,15 @@ static void __uc_submit_one(struct callout_file *f, struct callout_op *op,
  * Carry out the @n operations at @ops, in order, from the clock read @now:
  * each run of them on handles in one file-lock section, which __uc_get(),
  * __uc_cancel() and __uc_reset() drop only to allocate or to wait for a
- * func; TIMEOUT and UNTIMEOUT outside it (timeout.c's locks are never
- * taken inside the file lock).
+ * func, and as a batch of the core (this CPU's base held from one to the
+ * next, core.c says when); TIMEOUT and UNTIMEOUT outside it (timeout.c's
+ * locks are never taken inside the file lock).
  */
 static void uc_submit_chunk(struct callout_file *f, struct callout_op *ops,
 			    unsigned int n, u64 now)
 {
 	struct callout_op *op = ops, *end = ops + n;
+	struct callout_batch b = {};
 
 	while (op < end) {
 		if (uc_op_is_timeout(op)) {
@@ -1018,32 +1060,69 @@ static void uc_submit_chunk(struct callout_file *f, struct callout_op *ops,
 		}
 		spin_lock_bh(&f->lock);
 		for (; op < end && !uc_op_is_timeout(op); op++)
-			__uc_submit_one(f, op, now);
+			__uc_submit_one(f, op, now, &b);
+		callout_batch_end(&b);
 		spin_unlock_bh(&f->lock);
 	}
 }
 
 /*
- * Read the @n ops at @uops into @ops and write them back as read, before
- * any is carried out. Return: how many of them, from the first, could be
- * read and written.
+ * Read the @n ops at @uops into @ops, and write the fields they return
+ * before any is carried out, so that an array that cannot be written is
+ * found before anything is done. Field by field: a few moves an op, where
+ * copy_from_user() would be a string copy.
+ * Return: how many of them, from the first, could be read and written.
  */
 static unsigned int uc_ops_fetch(struct callout_op *ops,
 				 struct callout_op __user *uops,
 				 unsigned int n)
 {
-	size_t left;
+	struct callout_op *op = ops;
+	struct callout_op __user *u = uops;
 
-	left = copy_from_user(ops, uops, n * sizeof(*ops));
-	n -= DIV_ROUND_UP(left, sizeof(*ops));
-	left = copy_to_user(uops, ops, n * sizeof(*ops));
-	return n - DIV_ROUND_UP(left, sizeof(*ops));
+	if (!user_access_begin(uops, n * sizeof(*uops)))
+		return 0;
+	for (; u < uops + n; op++, u++) {
+		unsafe_get_user(op->op, &u->op, out);
+		unsafe_get_user(op->flags, &u->flags, out);
+		unsafe_get_user(op->handle, &u->handle, out);
+		unsafe_get_user(op->timeout, &u->timeout, out);
+		unsafe_get_user(op->period_ns, &u->period_ns, out);
+		unsafe_get_user(op->cookie, &u->cookie, out);
+		unsafe_get_user(op->arg, &u->arg, out);
+		unsafe_put_user(0, &u->result, out);
+		unsafe_put_user(op->handle, &u->handle, out);
+	}
+out:
+	user_access_end();
+	return op - ops;
+}
+
+/* Write the results of the @n ops at @ops to @uops. Return: 0 or -EFAULT. */
+static int uc_ops_results(const struct callout_op *ops,
+			  struct callout_op __user *uops, unsigned int n)
+{
+	const struct callout_op *op = ops;
+	struct callout_op __user *u = uops;
+
+	if (!user_access_begin(uops, n * sizeof(*uops)))
+		return -EFAULT;
+	for (; u < uops + n; op++, u++) {
+		unsafe_put_user(op->result, &u->result, fault);
+		if (op->op == CALLOUT_OP_SET)
+			unsafe_put_user(op->handle, &u->handle, fault);
+	}
+	user_access_end();
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
 }
 
 /*
  * CALLOUT_IOC_SUBMIT: the operations in chunks of UC_SUBMIT_CHUNK, each
- * read into the kernel, checked to be writable (written back unchanged),
- * carried out, and its results written back: so an array that cannot be
+ * read into the kernel, checked to be writable, carried out, and its
+ * results written back: so an array that cannot be
  * read or written stops the batch before the first op it holds, and
  * ->done counts exactly the ops carried out. Only another thread changing
  * the mapping during the call can lose results of ops carried out.
@@ -1070,8 +1149,7 @@ static int ioc_submit(struct callout_file *f,
 		n = min_t(unsigned int, req.nr - done, UC_SUBMIT_CHUNK);
 		got = uc_ops_fetch(ops, uops + done, n);
 		uc_submit_chunk(f, ops, got, now);
-		if (copy_to_user(uops + done, ops, got * sizeof(*ops)) ||
-		    got < n)
+		if (uc_ops_results(ops, uops + done, got) || got < n)
 			ret = -EFAULT;
 		done += got;
 		cond_resched();
@@ -1517,7 +1595,7 @@ static int callout_release(struct inode *inode, struct file *file)
 		s = genradix_ptr(&f->slots, idx);
 		spin_lock_bh(&f->lock);
 		if (s->uc)
-			__uc_cancel(f, s->uc);
+			__uc_cancel(f, s->uc, NULL);
 		spin_unlock_bh(&f->lock);
 		if (!(idx % UC_RESCHED))
 			cond_resched();
@@ -1572,6 +1650,8 @@ int callout_dev_init(void)
 {
 	int ret = -ENOMEM;
 
+	if (percpu_counter_init(&callout_user_total, 0, GFP_KERNEL))
+		return -ENOMEM;
 	ucallout_cache = KMEM_CACHE(ucallout, SLAB_ACCOUNT);
 	/* SLAB_TYPESAFE_BY_RCU, and charged to each file's memory cgroup */
 	ucallout_to_cache = callout_to_cache_create("ucallout_to",
@@ -1588,6 +1668,7 @@ int callout_dev_init(void)
 err:
 	kmem_cache_destroy(ucallout_to_cache);
 	kmem_cache_destroy(ucallout_cache);
+	percpu_counter_destroy(&callout_user_total);
 	return ret;
 }
 
@@ -1597,4 +1678,5 @@ void callout_dev_exit(void)
 	/* It waits for RCU readers of its objects first (TYPESAFE_BY_RCU). */
 	kmem_cache_destroy(ucallout_to_cache);
 	kmem_cache_destroy(ucallout_cache);
+	percpu_counter_destroy(&callout_user_total);
 }

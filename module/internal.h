@@ -13,6 +13,7 @@
 #include <linux/list.h>
 #include <linux/smp.h>
 #include <linux/percpu.h>
+#include <linux/percpu_counter.h>
 #include <linux/spinlock.h>
 /* After spinlock.h: 6.12-rt's local_lock_internal.h needs spinlock_t. */
 #include <linux/local_lock.h>
@@ -160,6 +161,29 @@ int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
 s64 callout_forward(struct callout *c, u64 now_ns, u64 period_ns,
 		    u64 *expires_ns);
 int callout_try_unset_sync(struct callout *c);
+
+/**
+ * struct callout_batch - this CPU's base held across operations (core.c)
+ * @base:	the base held, or NULL
+ * @flags:	its saved interrupt state
+ * @ops:	operations done under this hold
+ *
+ * Start with ``struct callout_batch b = {}``; end with callout_batch_end().
+ */
+struct callout_batch {
+	struct callout_base *base;
+	unsigned long flags;
+	unsigned int ops;
+};
+
+void callout_batch_end(struct callout_batch *b);
+int callout_batch_set_from(struct callout_batch *b, struct callout *c,
+			   u64 now_ns, u64 expires_ns, callout_func_t func,
+			   void *arg);
+int callout_batch_reset_from(struct callout_batch *b, struct callout *c,
+			     u64 now_ns, u64 expires_ns, callout_func_t func,
+			     void *arg);
+int callout_batch_try_unset(struct callout_batch *b, struct callout *c);
 void callout_wait_idle(struct callout *c);
 
 /* timeout.c: the old interface, one implementation for every owner */
@@ -265,7 +289,7 @@ void callout_hash_stats(u64 *entries, u64 *longest_chain);
 /* dev.c */
 int callout_dev_init(void);
 void callout_dev_exit(void);
-extern atomic_long_t callout_user_total;
+extern struct percpu_counter callout_user_total;
 
 /* Counted where no base lock is held: this_cpu_inc() */
 struct callout_op_counts {
