@@ -765,11 +765,10 @@ static void run_posix(void)
  * io_uring timeouts (liburing): N IORING_OP_TIMEOUTs of their own
  * outstanding on one ring, K operations a submission (-b). A timeout's
  * user_data is its number (1..N the N, then the K newest, then the K of
- * the pair); a remove's and an update's has URING_CTL set too, the
- * cancel's is URING_CANCEL.
- * The CQEs are reaped after every submission, in the timed loops too,
- * and checked: every remove, update and cancel must succeed, and every
- * timeout end cancelled (none may expire).
+ * the pair); a remove's and an update's has URING_CTL set too. The CQEs
+ * are reaped after every submission, in the timed loops too, and checked:
+ * every remove and update must succeed, and every timeout end cancelled
+ * (none may expire).
  */
 #define URING_CTL	0x8000000000000000ULL	/* bit 63 */
 #define URING_SQ	128
@@ -778,7 +777,7 @@ static void run_posix(void)
 struct uring {
 	struct io_uring ring;
 	struct __kernel_timespec *ts;	/* one per operation of a submission */
-	u64 ctl_sent, ctl_done;		/* removes, updates, cancels */
+	u64 ctl_sent, ctl_done;		/* removes and updates */
 	u64 cancel_sent, cancelled;	/* timeouts they end */
 	u64 kept, clock, *seq;		/* the N and the K newest: when each */
 };					/* went to the end of the ring's list */
@@ -822,7 +821,7 @@ static void uring_submit(struct uring *u, unsigned int nr)
 	uring_reap(u);
 }
 
-/* Wait until every remove, update and cancel sent has completed. */
+/* Wait until every remove and update sent has completed. */
 static void uring_wait(struct uring *u)
 {
 	struct io_uring_cqe *cqe;
