@@ -911,6 +911,16 @@ static struct callout_base *batch_base(struct callout_batch *b,
 	return b->base;
 }
 
+/* The tick of @now_ns, divided once for a batch's one clock read */
+static u64 batch_now(struct callout_batch *b, u64 now_ns)
+{
+	if (now_ns != b->now_ns) {
+		b->now_ns = now_ns;
+		b->now = div64_u64(now_ns, callout_tick_ns_param);
+	}
+	return b->now;
+}
+
 /**
  * callout_batch_end() - let go of a batch's base, if it holds one
  * @b:	the batch, or NULL
@@ -937,7 +947,7 @@ int callout_batch_set_from(struct callout_batch *b, struct callout *c,
 	if (!base)
 		return callout_set_from(c, now_ns, expires_ns, func, arg);
 	return __arm(&b->base, c, ns_to_tick_up(expires_ns),
-		     div64_u64(now_ns, callout_tick_ns_param), func, arg, 0);
+		     batch_now(b, now_ns), func, arg, 0);
 }
 
 /* callout_reset_from() in batch @b */
@@ -953,7 +963,7 @@ int callout_batch_reset_from(struct callout_batch *b, struct callout *c,
 	if (!base)
 		return callout_reset_from(c, now_ns, expires_ns, func, arg);
 	return __arm(&b->base, c, ns_to_tick_up(expires_ns),
-		     div64_u64(now_ns, callout_tick_ns_param), func, arg,
+		     batch_now(b, now_ns), func, arg,
 		     ARM_IF_NOT_RUNNING | ARM_IF_PENDING);
 }
 

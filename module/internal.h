@@ -167,6 +167,8 @@ int callout_try_unset_sync(struct callout *c);
  * @base:	the base held, or NULL
  * @flags:	its saved interrupt state
  * @ops:	operations done under this hold
+ * @now_ns:	the clock read the batch's operations were last given
+ * @now:	its tick
  *
  * Start with ``struct callout_batch b = {}``; end with callout_batch_end().
  */
@@ -174,6 +176,8 @@ struct callout_batch {
 	struct callout_base *base;
 	unsigned long flags;
 	unsigned int ops;
+	u64 now_ns;
+	u64 now;
 };
 
 void callout_batch_end(struct callout_batch *b);
