@@ -1142,13 +1142,18 @@ static int ioc_submit(struct callout_file *f,
 	int ret = 0;
 	u64 now;
 
-	/* Field by field, as the ops (uc_ops_fetch()); done is output. */
+	/*
+	 * Field by field, as the ops (uc_ops_fetch()); done is written 0
+	 * now, so that a header that cannot be written stops the call
+	 * before any op is carried out.
+	 */
 	if (!user_access_begin(argp, sizeof(*argp)))
 		return -EFAULT;
 	unsafe_get_user(req.ops, &argp->ops, fault);
 	unsafe_get_user(req.nr, &argp->nr, fault);
 	unsafe_get_user(req.flags, &argp->flags, fault);
 	unsafe_get_user(req.reserved, &argp->reserved, fault);
+	unsafe_put_user(0, &argp->done, fault);
 	user_access_end();
 	if (req.flags || req.reserved)
 		ret = -EINVAL;
