@@ -462,8 +462,10 @@ static int __hold_room(struct callout_base *base, u64 tick, u64 now,
  * or -EAGAIN, @c untouched, if it must move off a CPU that is down and
  * this CPU's lock is busy: see callout_arm().
  */
-static int __arm(struct callout_base **basep, struct callout *c, u64 tick,
-		 u64 now, callout_func_t func, void *arg, unsigned int how)
+static __always_inline int __arm(struct callout_base **basep,
+				  struct callout *c, u64 tick, u64 now,
+				  callout_func_t func, void *arg,
+				  unsigned int how)
 {
 	struct callout_base *base = *basep, *new;
 	callout_func_t old_func;
@@ -751,8 +753,8 @@ EXPORT_SYMBOL_NS_GPL(callout_unset, CALLOUT_NS);
  * @c unless @cancelled is NULL (callout_wait_idle()); set *@cancelled to 1
  * if it was pending. Return: true if its func runs now, on *@basep.
  */
-static bool __unset(struct callout_base *base, struct callout *c,
-		    int *cancelled)
+static __always_inline bool __unset(struct callout_base *base,
+				    struct callout *c, int *cancelled)
 {
 	bool was;
 
@@ -886,12 +888,10 @@ static struct callout_base *batch_base(struct callout_batch *b,
 {
 	struct callout_base *base;
 
-	if (!b)
-		return NULL;
 	if (b->base && (b->ops >= CALLOUT_BATCH_OPS ||
 			READ_ONCE(c->base) != b->base ||
 			tw_advancing(&b->base->wheel)))
-		callout_batch_end(b);
+		__callout_batch_end(b);
 	if (!b->base) {
 		base = raw_cpu_ptr(callout_bases);
 		if (READ_ONCE(c->base) != base)
@@ -921,21 +921,16 @@ static u64 batch_now(struct callout_batch *b, u64 now_ns)
 	return b->now;
 }
 
-/**
- * callout_batch_end() - let go of a batch's base, if it holds one
- * @b:	the batch, or NULL
- */
-void callout_batch_end(struct callout_batch *b)
+/* Let go of the base batch @b holds: callout_batch_end() */
+void __callout_batch_end(struct callout_batch *b)
 {
-	if (b && b->base) {
-		__acquire(&b->base->lock);
-		spin_unlock_irqrestore(&b->base->lock, b->flags);
-		b->base = NULL;
-	}
+	__acquire(&b->base->lock);
+	spin_unlock_irqrestore(&b->base->lock, b->flags);
+	b->base = NULL;
 }
 
-/* callout_set_from() in batch @b */
-int callout_batch_set_from(struct callout_batch *b, struct callout *c,
+/* callout_set_from() in batch @b: callout_batch_set_from() */
+int __callout_batch_set_from(struct callout_batch *b, struct callout *c,
 			   u64 now_ns, u64 expires_ns, callout_func_t func,
 			   void *arg)
 {
@@ -950,8 +945,8 @@ int callout_batch_set_from(struct callout_batch *b, struct callout *c,
 		     batch_now(b, now_ns), func, arg, 0);
 }
 
-/* callout_reset_from() in batch @b */
-int callout_batch_reset_from(struct callout_batch *b, struct callout *c,
+/* callout_reset_from() in batch @b: callout_batch_reset_from() */
+int __callout_batch_reset_from(struct callout_batch *b, struct callout *c,
 			     u64 now_ns, u64 expires_ns, callout_func_t func,
 			     void *arg)
 {
@@ -967,8 +962,8 @@ int callout_batch_reset_from(struct callout_batch *b, struct callout *c,
 		     ARM_IF_NOT_RUNNING | ARM_IF_PENDING);
 }
 
-/* callout_try_unset_sync() in batch @b */
-int callout_batch_try_unset(struct callout_batch *b, struct callout *c)
+/* callout_try_unset_sync() in batch @b: callout_batch_try_unset() */
+int __callout_batch_try_unset(struct callout_batch *b, struct callout *c)
 {
 	struct callout_base *base = batch_base(b, c);
 	int ret = 0;

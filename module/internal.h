@@ -180,14 +180,56 @@ struct callout_batch {
 	u64 now;
 };
 
-void callout_batch_end(struct callout_batch *b);
-int callout_batch_set_from(struct callout_batch *b, struct callout *c,
-			   u64 now_ns, u64 expires_ns, callout_func_t func,
-			   void *arg);
-int callout_batch_reset_from(struct callout_batch *b, struct callout *c,
+void __callout_batch_end(struct callout_batch *b);
+int __callout_batch_set_from(struct callout_batch *b, struct callout *c,
 			     u64 now_ns, u64 expires_ns, callout_func_t func,
 			     void *arg);
-int callout_batch_try_unset(struct callout_batch *b, struct callout *c);
+int __callout_batch_reset_from(struct callout_batch *b, struct callout *c,
+			       u64 now_ns, u64 expires_ns,
+			       callout_func_t func, void *arg);
+int __callout_batch_try_unset(struct callout_batch *b, struct callout *c);
+
+/*
+ * The batch calls, a NULL @b being the usual way. Inline, so that the
+ * usual way costs no call more than it did: under TCG a call and its
+ * return cost tens of ns.
+ */
+
+/**
+ * callout_batch_end() - let go of a batch's base, if it holds one
+ * @b:	the batch, or NULL
+ */
+static inline void callout_batch_end(struct callout_batch *b)
+{
+	if (b && b->base)
+		__callout_batch_end(b);
+}
+
+static inline int callout_batch_set_from(struct callout_batch *b,
+					 struct callout *c, u64 now_ns,
+					 u64 expires_ns, callout_func_t func,
+					 void *arg)
+{
+	return b ? __callout_batch_set_from(b, c, now_ns, expires_ns, func,
+					    arg) :
+		   callout_set_from(c, now_ns, expires_ns, func, arg);
+}
+
+static inline int callout_batch_reset_from(struct callout_batch *b,
+					   struct callout *c, u64 now_ns,
+					   u64 expires_ns, callout_func_t func,
+					   void *arg)
+{
+	return b ? __callout_batch_reset_from(b, c, now_ns, expires_ns, func,
+					      arg) :
+		   callout_reset_from(c, now_ns, expires_ns, func, arg);
+}
+
+static inline int callout_batch_try_unset(struct callout_batch *b,
+					  struct callout *c)
+{
+	return b ? __callout_batch_try_unset(b, c) : callout_try_unset_sync(c);
+}
 void callout_wait_idle(struct callout *c);
 
 /* timeout.c: the old interface, one implementation for every owner */
