@@ -463,9 +463,9 @@ static int __hold_room(struct callout_base *base, u64 tick, u64 now,
  * this CPU's lock is busy: see callout_arm().
  */
 static __always_inline int __arm(struct callout_base **basep,
-				  struct callout *c, u64 tick, u64 now,
-				  callout_func_t func, void *arg,
-				  unsigned int how)
+				 struct callout *c, u64 tick, u64 now,
+				 callout_func_t func, void *arg,
+				 unsigned int how)
 {
 	struct callout_base *base = *basep, *new;
 	callout_func_t old_func;
@@ -931,8 +931,8 @@ void __callout_batch_end(struct callout_batch *b)
 
 /* callout_set_from() in batch @b: callout_batch_set_from() */
 int __callout_batch_set_from(struct callout_batch *b, struct callout *c,
-			   u64 now_ns, u64 expires_ns, callout_func_t func,
-			   void *arg)
+			     u64 now_ns, u64 expires_ns, callout_func_t func,
+			     void *arg)
 {
 	struct callout_base *base;
 
@@ -947,8 +947,8 @@ int __callout_batch_set_from(struct callout_batch *b, struct callout *c,
 
 /* callout_reset_from() in batch @b: callout_batch_reset_from() */
 int __callout_batch_reset_from(struct callout_batch *b, struct callout *c,
-			     u64 now_ns, u64 expires_ns, callout_func_t func,
-			     void *arg)
+			       u64 now_ns, u64 expires_ns,
+			       callout_func_t func, void *arg)
 {
 	struct callout_base *base;
 

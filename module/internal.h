@@ -230,6 +230,7 @@ static inline int callout_batch_try_unset(struct callout_batch *b,
 {
 	return b ? __callout_batch_try_unset(b, c) : callout_try_unset_sync(c);
 }
+
 void callout_wait_idle(struct callout *c);
 
 /* timeout.c: the old interface, one implementation for every owner */
