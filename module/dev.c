@@ -216,6 +216,7 @@ struct uc_batch {
 	unsigned int nr_to;		/* of those, TIMEOUT events */
 	struct {
 		struct uc_node *q;
+		bool timeout;		/* q->timeout, read while q is ours */
 		struct uc_snap snap;	/* of a ucallout */
 		u64 rd_seq, rd_count;	/* as before this batch */
 	} item[UC_READ_BATCH];
@@ -1366,6 +1367,7 @@ static void uc_read_batch(struct callout_file *f, struct uc_batch *b,
 	b->nr_to = 0;
 	while (b->nr < max && (q = uc_pop(f))) {
 		b->item[b->nr].q = q;
+		b->item[b->nr].timeout = q->timeout;
 		if (q->timeout)
 			b->nr_to++;
 		else
@@ -1380,7 +1382,7 @@ static void uc_read_batch(struct callout_file *f, struct uc_batch *b,
 	spin_lock_bh(&f->lock);
 	for (i = 0; i < b->nr; i++) {
 		q = b->item[i].q;
-		if (q->timeout) {
+		if (b->item[i].timeout) {
 			uto_record(q_uto(q), &b->ev[b->nr_ev++]);
 			continue;
 		}
@@ -1404,7 +1406,10 @@ static void uto_done(struct callout_file *f, struct ucallout_to *uto)
 	uc_uncharge(f, 1);
 }
 
-/* The batch's records are the user's: let its entries go. */
+/*
+ * The batch's records are the user's: let its entries go. Once let go an
+ * entry may be freed: its kind is the batch's copy, not q->timeout.
+ */
 static void uc_batch_commit(struct callout_file *f, struct uc_batch *b)
 {
 	unsigned int i;
@@ -1412,12 +1417,12 @@ static void uc_batch_commit(struct callout_file *f, struct uc_batch *b)
 	if (b->nr_to < b->nr) {
 		spin_lock_bh(&f->lock);
 		for (i = 0; i < b->nr; i++)
-			if (!b->item[i].q->timeout)
+			if (!b->item[i].timeout)
 				__uc_commit(f, q_uc(b->item[i].q));
 		spin_unlock_bh(&f->lock);
 	}
 	for (i = 0; b->nr_to && i < b->nr; i++)
-		if (b->item[i].q->timeout)
+		if (b->item[i].timeout)
 			uto_done(f, q_uto(b->item[i].q));
 }
 
@@ -1428,7 +1433,7 @@ static void uc_batch_undo(struct callout_file *f, struct uc_batch *b)
 	unsigned int i = b->nr;
 
 	while (i--) {
-		if (b->item[i].q->timeout) {
+		if (b->item[i].timeout) {
 			uc_push_front(f, b->item[i].q);
 			continue;
 		}

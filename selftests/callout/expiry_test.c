@@ -464,6 +464,60 @@ TEST_F(exp, one_record_per_read)
  */
 #define LAWN_PARAMS	"scheme=lawn lawn_ttls=4"
 
+/*
+ * One read() takes both kinds of event in one batch and lets its
+ * ucallouts go: beyond the file's 64 spares they are freed, and nothing
+ * may look at them after (KASAN, under make check-debug, saw the reader
+ * read a freed one's kind). Every event comes once.
+ */
+enum { NR_MIXED = 300, MIXED_TO_EVERY = 10 };
+
+TEST_F(exp, mixed_batch_lets_callouts_go)
+{
+	static int got[NR_MIXED];
+	struct callout_event ev[32];
+	struct callout_timeout to = { .ticks = 1 };
+	int i, k, n, total = 0, tos = 0, bad = 0;
+	__u64 h;
+
+	if (setup_skipped(_metadata))
+		return;
+	for (i = 0; i < NR_MIXED; i++) {
+		ASSERT_EQ(0, set_callout(self->fd, MS, 0, i, &h));
+		if (!(i % MIXED_TO_EVERY)) {
+			to.func = 0x100 + i;
+			ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &to));
+		}
+	}
+	/* All due by now, so that reads take both kinds at once. */
+	usleep(200000);
+	while (total + tos < NR_MIXED + NR_MIXED / MIXED_TO_EVERY) {
+		struct pollfd p = { .fd = self->fd, .events = POLLIN };
+
+		n = read_now(self->fd, ev, 32);
+		ASSERT_LE(0, n);
+		if (!n) {
+			ASSERT_EQ(1, poll(&p, 1, 10000))
+				TH_LOG("%d + %d events", total, tos);
+			continue;
+		}
+		for (k = 0; k < n; k++) {
+			if (ev[k].flags & CALLOUT_EV_TIMEOUT) {
+				tos++;
+				continue;
+			}
+			ASSERT_GT(NR_MIXED, ev[k].cookie);
+			got[ev[k].cookie]++;
+			total++;
+		}
+	}
+	for (i = 0; i < NR_MIXED; i++)
+		bad += got[i] != 1;
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(NR_MIXED / MIXED_TO_EVERY, tos);
+	EXPECT_EQ(0, read_now(self->fd, ev, 32));
+}
+
 FIXTURE(lawn) {
 	int fd;
 	struct callout_info info;
