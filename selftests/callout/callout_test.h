@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/callout.h>
@@ -232,6 +234,41 @@ static inline int set_callout(int fd, __u64 timeout, __u64 period,
 static inline int unset_callout(int fd, __u64 handle)
 {
 	return ioctl(fd, CALLOUT_IOC_UNSET, &handle) ? -errno : 0;
+}
+
+/* CALLOUT_IOC_TIMEOUT: 0 or -errno. */
+static inline int timeout_callout(int fd, __u64 func, __u64 arg, __u64 ticks)
+{
+	struct callout_timeout t = { .func = func, .arg = arg, .ticks = ticks };
+
+	return ioctl(fd, CALLOUT_IOC_TIMEOUT, &t) ? -errno : 0;
+}
+
+/* CALLOUT_IOC_UNTIMEOUT: 0 or -errno. */
+static inline int untimeout_callout(int fd, __u64 func, __u64 arg)
+{
+	struct callout_untimeout u = { .func = func, .arg = arg };
+
+	return ioctl(fd, CALLOUT_IOC_UNTIMEOUT, &u) ? -errno : 0;
+}
+
+/* CLOCK_MONOTONIC in ns. */
+static inline unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Pin the calling thread to @cpu: its SETs arm callouts on that base. */
+static inline int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
 /* Where callout.ko is in the guest. */

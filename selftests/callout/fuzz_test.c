@@ -109,14 +109,6 @@ static __u64 rnd_below(__u64 n)
 	return n ? rnd() % n : 0;
 }
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static long long stat_value(const char *key)
 {
 	FILE *f = fopen("/sys/kernel/debug/callout/stats", "re");

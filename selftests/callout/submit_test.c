@@ -36,24 +36,6 @@
 
 static __u64 callout_tick;	/* INFO's tick_ns */
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* Pin the calling thread to @cpu: its SETs arm callouts on that base. */
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
-}
-
 /* Read up to @max events, waiting at most @ms for the first. */
 static int read_events(int fd, struct callout_event *ev, int max, int ms)
 {
@@ -130,20 +112,6 @@ static struct callout_op op_untimeout(__u64 func, __u64 arg)
 		.op = CALLOUT_OP_UNTIMEOUT, .result = NOT_WRITTEN,
 		.cookie = func, .arg = arg,
 	};
-}
-
-static int timeout_callout(int fd, __u64 func, __u64 arg, __u64 ticks)
-{
-	struct callout_timeout t = { .func = func, .arg = arg, .ticks = ticks };
-
-	return ioctl(fd, CALLOUT_IOC_TIMEOUT, &t) ? -errno : 0;
-}
-
-static int untimeout_callout(int fd, __u64 func, __u64 arg)
-{
-	struct callout_untimeout u = { .func = func, .arg = arg };
-
-	return ioctl(fd, CALLOUT_IOC_UNTIMEOUT, &u) ? -errno : 0;
 }
 
 static int reset_callout(int fd, __u64 handle, __u64 timeout, __u64 period)
