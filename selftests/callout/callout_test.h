@@ -287,6 +287,21 @@ static inline const char *callout_ko_path(void)
 	return path;
 }
 
+/*
+ * Why a case that reloads the module with parameters of its own cannot run
+ * here (it needs the first boot, root and the module loaded), or NULL.
+ */
+static inline const char *callout_reload_skip(void)
+{
+	if (!callout_first_boot())
+		return "runs in the first boot only: it loads its own parameters";
+	if (geteuid() != 0)
+		return "needs root to load modules";
+	if (!callout_loaded())
+		return "callout.ko is not loaded";
+	return NULL;
+}
+
 /* insmod callout.ko @params: 0 or -errno. */
 static inline int callout_load_params(const char *params)
 {

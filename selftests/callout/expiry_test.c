@@ -453,15 +453,13 @@ FIXTURE(lawn) {
 
 FIXTURE_SETUP(lawn)
 {
+	const char *why;
 	int ret;
 
 	self->fd = -1;
-	if (!callout_first_boot())
-		SKIP(return, "runs in the first boot only: it loads its own parameters");
-	if (geteuid() != 0)
-		SKIP(return, "needs root to load modules");
-	if (!callout_loaded())
-		SKIP(return, "callout.ko is not loaded");
+	why = callout_reload_skip();
+	if (why)
+		SKIP(return, "%s", why);
 	ret = callout_unload();
 	ASSERT_EQ(0, ret) TH_LOG("rmmod callout: %s", strerror(-ret));
 	ret = callout_load_params(LAWN_PARAMS);

@@ -1424,16 +1424,14 @@ static int reload(const char *extra)
 
 FIXTURE_SETUP(limit)
 {
+	const char *why;
 	char extra[64];
 	int ret;
 
 	self->fd = -1;
-	if (!callout_first_boot())
-		SKIP(return, "runs in the first boot only: it loads its own parameters");
-	if (geteuid() != 0)
-		SKIP(return, "needs root to load modules");
-	if (!callout_loaded())
-		SKIP(return, "callout.ko is not loaded");
+	why = callout_reload_skip();
+	if (why)
+		SKIP(return, "%s", why);
 	snprintf(extra, sizeof(extra), "max_per_file=%d", PER_FILE);
 	ret = reload(extra);
 	ASSERT_EQ(0, ret) TH_LOG("reload with %s: %s", extra, strerror(-ret));
@@ -1514,15 +1512,13 @@ FIXTURE(lawn) {
 
 FIXTURE_SETUP(lawn)
 {
+	const char *why;
 	int ret;
 
 	self->fd = -1;
-	if (!callout_first_boot())
-		SKIP(return, "runs in the first boot only: it loads its own parameters");
-	if (geteuid() != 0)
-		SKIP(return, "needs root to load modules");
-	if (!callout_loaded())
-		SKIP(return, "callout.ko is not loaded");
+	why = callout_reload_skip();
+	if (why)
+		SKIP(return, "%s", why);
 	ret = reload("scheme=lawn lawn_ttls=4");
 	ASSERT_EQ(0, ret) TH_LOG("reload with scheme=lawn: %s", strerror(-ret));
 	ASSERT_EQ(0, pin(0));
