@@ -1422,6 +1422,22 @@ static int reload(const char *extra)
 	return callout_load_params(all);
 }
 
+/*
+ * The teardown of a fixture that reloaded the module: close its file and
+ * reload callout.ko with $CALLOUT_PARAMS alone, as it was.
+ */
+static void reload_teardown(struct __test_metadata *_metadata, int fd)
+{
+	int ret;
+
+	if (fd >= 0)
+		close(fd);
+	if (setup_skipped(_metadata))
+		return;
+	ret = reload("");
+	EXPECT_EQ(0, ret) TH_LOG("reload with $CALLOUT_PARAMS: %s", strerror(-ret));
+}
+
 FIXTURE_SETUP(limit)
 {
 	const char *why;
@@ -1443,14 +1459,7 @@ FIXTURE_SETUP(limit)
 
 FIXTURE_TEARDOWN(limit)
 {
-	int ret;
-
-	if (self->fd >= 0)
-		close(self->fd);
-	if (setup_skipped(_metadata))
-		return;
-	ret = reload("");
-	EXPECT_EQ(0, ret) TH_LOG("reload with $CALLOUT_PARAMS: %s", strerror(-ret));
+	reload_teardown(_metadata, self->fd);
 }
 
 /*
@@ -1528,14 +1537,7 @@ FIXTURE_SETUP(lawn)
 
 FIXTURE_TEARDOWN(lawn)
 {
-	int ret;
-
-	if (self->fd >= 0)
-		close(self->fd);
-	if (setup_skipped(_metadata))
-		return;
-	ret = reload("");
-	EXPECT_EQ(0, ret) TH_LOG("reload with $CALLOUT_PARAMS: %s", strerror(-ret));
+	reload_teardown(_metadata, self->fd);
 }
 
 TEST_F(lawn, scheme_refuses)
