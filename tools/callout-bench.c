@@ -314,6 +314,23 @@ static void print_timing(const char *stem, const struct timing *t)
 		printf(" %s_ops=%llu", stem, t->done * t->k);
 }
 
+/*
+ * The figures of a test with pair, re-arm and random re-arm loops (the
+ * last only with N resident timers to choose from) and its setup's per
+ * timer, ending its line.
+ */
+static void print_rearm_figures(const struct timing *pair,
+				const struct timing *rearm,
+				const struct timing *rnd, u64 setup)
+{
+	print_timing("pair", pair);
+	print_timing("rearm", rearm);
+	if (n)
+		print_timing("rearm_random", rnd);
+	print_ns("setup_ns", setup, n);
+	printf("\n");
+}
+
 static void head(const char *iface)
 {
 	u64 done = reps / batch_reps() * batch_reps();
@@ -592,12 +609,7 @@ static void run_submit(void)
 	snprintf(iface, sizeof(iface), "callout_submit_%llu", batch);
 	printf("test=%s iface=%s n=%llu reps=%llu", test, iface, n,
 	       pair.units * batch);
-	print_timing("pair", &pair);
-	print_timing("rearm", &rearm);
-	if (n)
-		print_timing("rearm_random", &rnd);
-	print_ns("setup_ns", setup, n);
-	printf("\n");
+	print_rearm_figures(&pair, &rearm, &rnd, setup);
 	close(fd);
 	free(set);
 	free(un);
@@ -682,12 +694,7 @@ static void run_timerfd(void)
 		batch_end(&rnd, m);
 	}
 	head("timerfd");
-	print_timing("pair", &pair);
-	print_timing("rearm", &rearm);
-	if (n)
-		print_timing("rearm_random", &rnd);
-	print_ns("setup_ns", setup, n);
-	printf("\n");
+	print_rearm_figures(&pair, &rearm, &rnd, setup);
 	close(extra);
 	for (i = 0; i < n; i++)
 		close(fds[i]);
@@ -749,12 +756,7 @@ static void run_posix(void)
 		batch_end(&rnd, m);
 	}
 	head("posix_timer");
-	print_timing("pair", &pair);
-	print_timing("rearm", &rearm);
-	if (n)
-		print_timing("rearm_random", &rnd);
-	print_ns("setup_ns", setup, n);
-	printf("\n");
+	print_rearm_figures(&pair, &rearm, &rnd, setup);
 	timer_delete(extra);
 	for (i = 0; i < n; i++)
 		timer_delete(ts[i]);
@@ -1014,12 +1016,7 @@ static void run_iouring(void)
 		snprintf(iface, sizeof(iface), "iouring_%llu", batch);
 	printf("test=%s iface=%s n=%llu reps=%llu", test, iface, n,
 	       pair.units * batch);
-	print_timing("pair", &pair);
-	print_timing("rearm", &rearm);
-	if (n)
-		print_timing("rearm_random", &rnd);
-	print_ns("setup_ns", setup, n);
-	printf("\n");
+	print_rearm_figures(&pair, &rearm, &rnd, setup);
 	free(u.ts);
 	free(u.seq);
 }

@@ -109,14 +109,6 @@ static __u64 rnd_below(__u64 n)
 	return n ? rnd() % n : 0;
 }
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static long long stat_value(const char *key)
 {
 	FILE *f = fopen("/sys/kernel/debug/callout/stats", "re");
@@ -751,6 +743,22 @@ static void model_op(struct file_model *m, int i, const struct callout_op *o,
 }
 
 /*
+ * The ioctl @cmd on @m's file, counted in calls and its errno (*@err, 0
+ * for none) in @class's row of the histogram: what ioctl() returned.
+ */
+static long counted_ioctl(struct file_model *m, unsigned int cmd, int class,
+			  void *arg, int *err)
+{
+	long ret;
+
+	calls++;
+	ret = ioctl(m->fd, cmd, arg);
+	*err = ret ? errno : 0;
+	hist[class][*err < NR_ERRNO ? *err : NR_ERRNO]++;
+	return ret;
+}
+
+/*
  * CALLOUT_IOC_SUBMIT: a random header (flags, reserved and nr now and then
  * wrong) at a random pointer, pointing to a batch of random operations
  * that is whole, runs into an unmapped page after k whole ones, is
@@ -827,10 +835,7 @@ static void do_submit(struct file_model *m, unsigned int cmd)
 			mprotect(ro_page, PAGE, PROT_READ);
 	}
 	before = now_ns();
-	calls++;
-	ret = ioctl(m->fd, cmd, hdr);
-	err = ret ? errno : 0;
-	hist[C_SUBMIT][err < NR_ERRNO ? err : NR_ERRNO]++;
+	ret = counted_ioctl(m, cmd, C_SUBMIT, hdr, &err);
 	if (ret && ret != -1) {
 		report("SUBMIT returned %ld", ret);
 		return;
@@ -934,10 +939,7 @@ static void do_ioctl(struct file_model *m)
 			mprotect(ro_page, PAGE, PROT_READ);
 	}
 	before = now_ns();
-	calls++;
-	ret = ioctl(m->fd, cmd, arg);
-	err = ret ? errno : 0;
-	hist[class][err < NR_ERRNO ? err : NR_ERRNO]++;
+	ret = counted_ioctl(m, cmd, class, arg, &err);
 	if (ret && ret != -1) {
 		report("ioctl %#x returned %ld", cmd, ret);
 		return;

@@ -15,14 +15,6 @@
 #define MS	1000000ull
 #define MAX_CALLS	256
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* Every func(arg) the library ran, in order. */
 static struct call {
 	int func;		/* 1 for func_one, 2 for func_two */

@@ -36,24 +36,6 @@
 
 static __u64 callout_tick;	/* INFO's tick_ns */
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* Pin the calling thread to @cpu: its SETs arm callouts on that base. */
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
-}
-
 /* Read up to @max events, waiting at most @ms for the first. */
 static int read_events(int fd, struct callout_event *ev, int max, int ms)
 {
@@ -130,20 +112,6 @@ static struct callout_op op_untimeout(__u64 func, __u64 arg)
 		.op = CALLOUT_OP_UNTIMEOUT, .result = NOT_WRITTEN,
 		.cookie = func, .arg = arg,
 	};
-}
-
-static int timeout_callout(int fd, __u64 func, __u64 arg, __u64 ticks)
-{
-	struct callout_timeout t = { .func = func, .arg = arg, .ticks = ticks };
-
-	return ioctl(fd, CALLOUT_IOC_TIMEOUT, &t) ? -errno : 0;
-}
-
-static int untimeout_callout(int fd, __u64 func, __u64 arg)
-{
-	struct callout_untimeout u = { .func = func, .arg = arg };
-
-	return ioctl(fd, CALLOUT_IOC_UNTIMEOUT, &u) ? -errno : 0;
 }
 
 static int reset_callout(int fd, __u64 handle, __u64 timeout, __u64 period)
@@ -1454,18 +1422,32 @@ static int reload(const char *extra)
 	return callout_load_params(all);
 }
 
+/*
+ * The teardown of a fixture that reloaded the module: close its file and
+ * reload callout.ko with $CALLOUT_PARAMS alone, as it was.
+ */
+static void reload_teardown(struct __test_metadata *_metadata, int fd)
+{
+	int ret;
+
+	if (fd >= 0)
+		close(fd);
+	if (setup_skipped(_metadata))
+		return;
+	ret = reload("");
+	EXPECT_EQ(0, ret) TH_LOG("reload with $CALLOUT_PARAMS: %s", strerror(-ret));
+}
+
 FIXTURE_SETUP(limit)
 {
+	const char *why;
 	char extra[64];
 	int ret;
 
 	self->fd = -1;
-	if (!callout_first_boot())
-		SKIP(return, "runs in the first boot only: it loads its own parameters");
-	if (geteuid() != 0)
-		SKIP(return, "needs root to load modules");
-	if (!callout_loaded())
-		SKIP(return, "callout.ko is not loaded");
+	why = callout_reload_skip();
+	if (why)
+		SKIP(return, "%s", why);
 	snprintf(extra, sizeof(extra), "max_per_file=%d", PER_FILE);
 	ret = reload(extra);
 	ASSERT_EQ(0, ret) TH_LOG("reload with %s: %s", extra, strerror(-ret));
@@ -1477,14 +1459,7 @@ FIXTURE_SETUP(limit)
 
 FIXTURE_TEARDOWN(limit)
 {
-	int ret;
-
-	if (self->fd >= 0)
-		close(self->fd);
-	if (setup_skipped(_metadata))
-		return;
-	ret = reload("");
-	EXPECT_EQ(0, ret) TH_LOG("reload with $CALLOUT_PARAMS: %s", strerror(-ret));
+	reload_teardown(_metadata, self->fd);
 }
 
 /*
@@ -1546,15 +1521,13 @@ FIXTURE(lawn) {
 
 FIXTURE_SETUP(lawn)
 {
+	const char *why;
 	int ret;
 
 	self->fd = -1;
-	if (!callout_first_boot())
-		SKIP(return, "runs in the first boot only: it loads its own parameters");
-	if (geteuid() != 0)
-		SKIP(return, "needs root to load modules");
-	if (!callout_loaded())
-		SKIP(return, "callout.ko is not loaded");
+	why = callout_reload_skip();
+	if (why)
+		SKIP(return, "%s", why);
 	ret = reload("scheme=lawn lawn_ttls=4");
 	ASSERT_EQ(0, ret) TH_LOG("reload with scheme=lawn: %s", strerror(-ret));
 	ASSERT_EQ(0, pin(0));
@@ -1564,14 +1537,7 @@ FIXTURE_SETUP(lawn)
 
 FIXTURE_TEARDOWN(lawn)
 {
-	int ret;
-
-	if (self->fd >= 0)
-		close(self->fd);
-	if (setup_skipped(_metadata))
-		return;
-	ret = reload("");
-	EXPECT_EQ(0, ret) TH_LOG("reload with $CALLOUT_PARAMS: %s", strerror(-ret));
+	reload_teardown(_metadata, self->fd);
 }
 
 TEST_F(lawn, scheme_refuses)

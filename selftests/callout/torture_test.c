@@ -65,14 +65,6 @@
 
 typedef unsigned long long u64;
 
-static u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* xorshift64*, one state per thread */
 static u64 rnd(u64 *s)
 {

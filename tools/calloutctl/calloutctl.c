@@ -411,7 +411,12 @@ static int watch_loop(struct watch *w, unsigned long count, bool periodic,
 	}
 }
 
-static int cmd_watch(int argc, char **argv)
+/*
+ * The options watch and submit share: -c N, -d DURATION, -q and -h.
+ * -1 to go on with the operands at optind, else the exit status to return.
+ */
+static int parse_watch_opts(int argc, char **argv, unsigned long *count,
+			    __u64 *duration, struct watch *w)
 {
 	static const struct option longopts[] = {
 		{ "count", required_argument, NULL, 'c' },
@@ -420,26 +425,20 @@ static int cmd_watch(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	static struct timeout_arg targs[MAX_SPECS];
-	struct watch w = { 0 };
-	unsigned long count = 0;
-	__u64 duration = 0, timeout_ns, period_ns, handle;
-	struct callout_info info;
-	bool periodic = false;
-	int c, i, ret;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "+c:d:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			if (!parse_count(optarg, &count))
+			if (!parse_count(optarg, count))
 				return usage_error("bad count '%s'", optarg);
 			break;
 		case 'd':
-			if (!parse_duration(optarg, &duration))
+			if (!parse_duration(optarg, duration))
 				return usage_error("bad duration '%s'", optarg);
 			break;
 		case 'q':
-			w.quiet = true;
+			w->quiet = true;
 			break;
 		case 'h':
 			fputs(cmd->usage, stdout);
@@ -448,6 +447,22 @@ static int cmd_watch(int argc, char **argv)
 			return usage_error("unknown option");
 		}
 	}
+	return -1;
+}
+
+static int cmd_watch(int argc, char **argv)
+{
+	static struct timeout_arg targs[MAX_SPECS];
+	struct watch w = { 0 };
+	unsigned long count = 0;
+	__u64 duration = 0, timeout_ns, period_ns, handle;
+	struct callout_info info;
+	bool periodic = false;
+	int i, ret;
+
+	ret = parse_watch_opts(argc, argv, &count, &duration, &w);
+	if (ret >= 0)
+		return ret;
 	if (optind == argc)
 		return usage_error("which callouts? give at least one SPEC");
 	if (argc - optind > MAX_SPECS)
@@ -882,43 +897,19 @@ static bool sub_print(int from, int to, unsigned int done)
 
 static int cmd_submit(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "count", required_argument, NULL, 'c' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
 	static struct sub_batch batches[MAX_OPS + 1];
 	static struct sub_state st[MAX_OPS];
 	struct watch w = { 0 };
 	struct callout_info info;
 	unsigned long count = 0;
 	__u64 duration = 0, now;
-	int c, i, k, nb, from = 0, status = 0, ret;
+	int i, k, nb, from = 0, status = 0, ret;
 	unsigned int done;
 	bool periodic, ok = true;
 
-	while ((c = getopt_long(argc, argv, "+c:d:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			if (!parse_count(optarg, &count))
-				return usage_error("bad count '%s'", optarg);
-			break;
-		case 'd':
-			if (!parse_duration(optarg, &duration))
-				return usage_error("bad duration '%s'", optarg);
-			break;
-		case 'q':
-			w.quiet = true;
-			break;
-		case 'h':
-			fputs(cmd->usage, stdout);
-			return EXIT_SUCCESS;
-		default:
-			return usage_error("unknown option");
-		}
-	}
+	ret = parse_watch_opts(argc, argv, &count, &duration, &w);
+	if (ret >= 0)
+		return ret;
 	nb = sub_parse(argc - optind, argv + optind, batches, &periodic,
 		       &status);
 	if (nb < 0)
