@@ -119,7 +119,7 @@
 
 struct callout_base __percpu *callout_bases;
 const struct tw_ops *callout_ops;
-static u64 callout_max_ns;	/* callout_max_timeout_ns() */
+u64 callout_max_ns;		/* callout_max_timeout_ns() */
 static u64 callout_max_ticks;	/* the same in ticks */
 static enum cpuhp_state callout_hp_state;
 
@@ -173,12 +173,6 @@ u64 callout_tick_ns(void)
 	return callout_tick_ns_param;
 }
 EXPORT_SYMBOL_NS_GPL(callout_tick_ns, CALLOUT_NS);
-
-/* The longest timeout any caller may ask for, fixed at load. */
-u64 callout_max_timeout_ns(void)
-{
-	return callout_max_ns;
-}
 
 /*
  * now + timeout must not wrap, and the scheme holds no more than its
@@ -308,8 +302,16 @@ static void __arm_soon(struct callout_base *base)
 	__program(base);
 }
 
+/*
+ * The helpers of a set and a cancel below are inline where they sit on
+ * every set or cancel: under TCG, where the figures of Documentation/
+ * benchmarks.rst are taken, a call and its return cost tens of ns, as much
+ * as the work of a small helper.
+ */
+
 /* Take @c off its base. Return: true if it was pending (not yet started). */
-static bool __detach(struct callout_base *base, struct callout *c)
+static __always_inline bool __detach(struct callout_base *base,
+				     struct callout *c)
 {
 	lockdep_assert_held(&base->lock);
 	if (tw_remove(&base->wheel, &c->entry))
@@ -331,14 +333,11 @@ static bool __detach(struct callout_base *base, struct callout *c)
  * interval from the present (Scheme 4's MaxInterval) in all but a backlog.
  * Return: true if the wheel has reached @now.
  */
-static bool __catch_up(struct callout_base *base, u64 now, u64 budget)
+static bool __catch_up_pass(struct callout_base *base, u64 now, u64 budget)
 {
 	struct tw_entry *e;
 	LIST_HEAD(due);
 
-	lockdep_assert_held(&base->lock);
-	if (now <= base->wheel.now && !tw_advancing(&base->wheel))
-		return true;
 	tw_advance(&base->wheel, now, &due, budget);
 	list_for_each_entry(e, &due, list)
 		e->flags |= CALLOUT_EXPIRING;
@@ -349,13 +348,23 @@ static bool __catch_up(struct callout_base *base, u64 now, u64 budget)
 	return false;
 }
 
+/* __catch_up_pass() unless the wheel is there already, as it mostly is */
+static __always_inline bool __catch_up(struct callout_base *base, u64 now,
+				       u64 budget)
+{
+	lockdep_assert_held(&base->lock);
+	if (now <= base->wheel.now && !tw_advancing(&base->wheel))
+		return true;
+	return __catch_up_pass(base, now, budget);
+}
+
 /*
  * File @c at @tick on @base, whose wheel the caller has caught up as far
  * as it goes (__catch_up()); @now is the current tick, read by the caller
  * before it took the lock: one clock read a set.
  */
-static int __file(struct callout_base *base, struct callout *c, u64 tick,
-		  u64 now)
+static __always_inline int __file(struct callout_base *base,
+				  struct callout *c, u64 tick, u64 now)
 {
 	struct tw_wheel *w = &base->wheel;
 	int ret;
@@ -390,8 +399,8 @@ static int __file(struct callout_base *base, struct callout *c, u64 tick,
 }
 
 /* Catch @base up by a chunk, then file @c at @tick: as __file(). */
-static int __enqueue(struct callout_base *base, struct callout *c, u64 tick,
-		     u64 now)
+static __always_inline int __enqueue(struct callout_base *base,
+				     struct callout *c, u64 tick, u64 now)
 {
 	lockdep_assert_held(&base->lock);
 	__catch_up(base, now, CALLOUT_COLLECT_BUDGET);
@@ -406,10 +415,7 @@ static int __enqueue(struct callout_base *base, struct callout *c, u64 tick,
  */
 void callout_init(struct callout *c)
 {
-	tw_entry_init(&c->entry);
-	c->func = NULL;
-	c->arg = NULL;
-	c->base = raw_cpu_ptr(callout_bases);
+	__callout_init(c);
 }
 EXPORT_SYMBOL_NS_GPL(callout_init, CALLOUT_NS);
 
@@ -436,8 +442,9 @@ static bool callout_room_probe;
  * Return: 0, with *@held telling whether @probe is filed, or the scheme's
  * refusal.
  */
-static int __hold_room(struct callout_base *base, u64 tick, u64 now,
-		       struct tw_entry *probe, bool *held)
+static __always_inline int __hold_room(struct callout_base *base, u64 tick,
+				       u64 now, struct tw_entry *probe,
+				       bool *held)
 {
 	int ret;
 
@@ -504,14 +511,7 @@ static __always_inline int __arm(struct callout_base **basep,
 	old_func = c->func;
 	old_arg = c->arg;
 	new = this_cpu_ptr(callout_bases);
-	if (base == new || base->running == c) {
-		if (base != new)
-			base->stats.stayed_running++;
-		ret = pending ? __hold_room(base, tick, now, &probe, &held) : 0;
-		if (ret)
-			return ret;
-		was = __detach(base, c);
-	} else if (spin_trylock(&new->lock)) {
+	if (base != new && base->running != c && spin_trylock(&new->lock)) {
 		ret = pending ? __hold_room(new, tick, now, &probe, &held) : 0;
 		if (ret) {
 			spin_unlock(&new->lock);
@@ -523,9 +523,13 @@ static __always_inline int __arm(struct callout_base **basep,
 		base = new;
 		*basep = new;
 	} else {
-		if (!base->online || !cpu_online(base->cpu))
-			return -EAGAIN;
-		base->stats.stayed_busy++;
+		if (base != new && base->running == c) {
+			base->stats.stayed_running++;
+		} else if (base != new) {
+			if (!base->online || !cpu_online(base->cpu))
+				return -EAGAIN;
+			base->stats.stayed_busy++;
+		}
 		ret = pending ? __hold_room(base, tick, now, &probe, &held) : 0;
 		if (ret)
 			return ret;
@@ -882,33 +886,41 @@ int callout_try_unset_sync(struct callout *c)
  */
 #define CALLOUT_BATCH_OPS	16
 
-/* The batch's base, held, for an operation on @c; NULL: the usual way. */
-static struct callout_base *batch_base(struct callout_batch *b,
-				       struct callout *c)
+/* batch_base() when the batch must take this CPU's base anew */
+static struct callout_base *batch_take_base(struct callout_batch *b,
+					    struct callout *c)
 {
 	struct callout_base *base;
 
-	if (b->base && (b->ops >= CALLOUT_BATCH_OPS ||
-			READ_ONCE(c->base) != b->base ||
-			tw_advancing(&b->base->wheel)))
+	if (b->base)
 		__callout_batch_end(b);
-	if (!b->base) {
-		base = raw_cpu_ptr(callout_bases);
-		if (READ_ONCE(c->base) != base)
-			return NULL;
-		spin_lock_irqsave(&base->lock, b->flags);
-		/* Pinned now; @c moves only under the lock held. */
-		if (base != this_cpu_ptr(callout_bases) || c->base != base) {
-			spin_unlock_irqrestore(&base->lock, b->flags);
-			return NULL;
-		}
-		/* Held across calls till callout_batch_end(): not for sparse. */
-		__release(&base->lock);
-		b->base = base;
-		b->ops = 0;
+	base = raw_cpu_ptr(callout_bases);
+	if (READ_ONCE(c->base) != base)
+		return NULL;
+	spin_lock_irqsave(&base->lock, b->flags);
+	/* Pinned now; @c moves only under the lock held. */
+	if (base != this_cpu_ptr(callout_bases) || c->base != base) {
+		spin_unlock_irqrestore(&base->lock, b->flags);
+		return NULL;
 	}
-	b->ops++;
-	return b->base;
+	/* Held across calls till callout_batch_end(): not for sparse. */
+	__release(&base->lock);
+	b->base = base;
+	b->ops = 1;
+	return base;
+}
+
+/* The batch's base, held, for an operation on @c; NULL: the usual way. */
+static __always_inline struct callout_base *
+batch_base(struct callout_batch *b, struct callout *c)
+{
+	if (b->base && b->ops < CALLOUT_BATCH_OPS &&
+	    READ_ONCE(c->base) == b->base &&
+	    !tw_advancing(&b->base->wheel)) {
+		b->ops++;
+		return b->base;
+	}
+	return batch_take_base(b, c);
 }
 
 /* The tick of @now_ns, divided once for a batch's one clock read */

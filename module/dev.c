@@ -497,7 +497,7 @@ static struct ucallout *__uc_get(struct callout_file *f,
 	 * Field by field, not a memset of all 256 bytes: the arming records
 	 * and the event times are written before they are read.
 	 */
-	callout_init(&uc->c);
+	__callout_init(&uc->c);
 	uc->file = f;
 	uc->handle = (u64)s->gen << 32 | s->idx;
 	uc->slot = s;
@@ -670,7 +670,7 @@ static int check_times(u64 timeout_ns, u64 period_ns)
 {
 	u64 max = callout_max_timeout_ns();
 
-	if (!timeout_ns || (period_ns && period_ns < callout_tick_ns()))
+	if (!timeout_ns || (period_ns && period_ns < callout_tick_ns_param))
 		return -EINVAL;
 	if (timeout_ns > max || period_ns > max)
 		return -ERANGE;

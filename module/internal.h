@@ -151,7 +151,26 @@ extern const struct tw_ops *callout_ops;
 int callout_core_init(void);
 void callout_core_exit(void);
 u64 callout_now_ns(void);
-u64 callout_max_timeout_ns(void);
+extern u64 callout_max_ns;
+
+/* The longest timeout any caller may ask for, fixed at load. */
+static inline u64 callout_max_timeout_ns(void)
+{
+	return callout_max_ns;
+}
+
+/*
+ * callout_init() for the facility's own callouts: inline, as the ioctls
+ * and the old interface set one up on every arming.
+ */
+static inline void __callout_init(struct callout *c)
+{
+	tw_entry_init(&c->entry);
+	c->func = NULL;
+	c->arg = NULL;
+	c->base = raw_cpu_ptr(callout_bases);
+}
+
 int callout_set_ticks_from(struct callout *c, u64 now_ns, unsigned long ticks,
 			   callout_func_t func, void *arg);
 int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,

@@ -403,7 +403,7 @@ static struct callout_to *callout_to_get(struct callout_owner *o)
 	if (!to)
 		return NULL;
 	/* Not ->state: the constructor's, kept across reuse (see the top). */
-	callout_init(&to->c);
+	__callout_init(&to->c);
 	to->owner = o;
 	spin_lock_bh(&o->lock);
 	list_add(&to->link, &o->all);
