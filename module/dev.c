@@ -368,7 +368,14 @@ static int uc_charge(struct callout_file *f)
 	if (atomic_long_inc_return(&f->nr_uc) <= callout_max_per_file) {
 		percpu_counter_add_batch(&callout_user_total, 1,
 					 UC_TOTAL_BATCH);
-		if (__percpu_counter_compare(&callout_user_total,
+		/*
+		 * Far below the limit, as mostly, the approximate count
+		 * says so; __percpu_counter_compare() says it too, but is a
+		 * call on every SET.
+		 */
+		if (percpu_counter_read(&callout_user_total) <
+		    (s64)callout_max_total - UC_TOTAL_BATCH * num_online_cpus() ||
+		    __percpu_counter_compare(&callout_user_total,
 					     callout_max_total,
 					     UC_TOTAL_BATCH) <= 0)
 			return 0;
