@@ -18,9 +18,12 @@
  * whole callout_set() + callout_unset(). One key may have several
  * callouts (4.4BSD's untimeout() cancelled the first it met, so does this
  * one), at most CALLOUT_HASH_MAX_DUPS, counted under the bucket's lock by
- * the insert. Lookups run under rcu_read_lock(); inserts and removals take
- * the bucket's lock, one of a small array shared by the buckets
- * (alloc_bucket_spinlocks()), with bottom halves off.
+ * the insert. Lookups run under RCU; inserts and removals take the
+ * bucket's lock, one of a small array shared by the buckets
+ * (alloc_bucket_spinlocks()), with bottom halves off. An untimeout() keeps
+ * them off from its lookup to its put, as rcu_read_lock_bh(), and a
+ * timeout() from its take off the free list to its insert: one section
+ * each, where there were four.
  *
  * The free list. Costello & Varghese put the hash line of their Fig. 9 just
  * above the handle line because 4.4BSD's timeout() took its callout from a
@@ -154,9 +157,9 @@ static spinlock_t *to_lock(u32 bucket)
 
 /*
  * Enter @to in its bucket unless its key has CALLOUT_HASH_MAX_DUPS there
- * already. Return: 0 or -ENOSPC.
+ * already; bottom halves are off. Return: 0 or -ENOSPC.
  */
-static int to_index_insert(struct callout_to *to)
+static int __to_index_insert(struct callout_to *to)
 {
 	struct hlist_nulls_head *head = &to_table[to->bucket];
 	const struct callout_key *key = &to->h.key;
@@ -164,22 +167,30 @@ static int to_index_insert(struct callout_to *to)
 	struct callout_to *t;
 	unsigned int n = 0;
 
-	spin_lock_bh(to_lock(to->bucket));
+	spin_lock(to_lock(to->bucket));
 	hlist_nulls_for_each_entry(t, pos, head, h.node)
 		if (t->h.key.arg == key->arg && t->h.key.func == key->func &&
 		    t->h.key.owner == key->owner && ++n >= CALLOUT_HASH_MAX_DUPS)
 			break;
 	if (n < CALLOUT_HASH_MAX_DUPS)
 		hlist_nulls_add_head_rcu(&to->h.node, head);
-	spin_unlock_bh(to_lock(to->bucket));
+	spin_unlock(to_lock(to->bucket));
 	return n < CALLOUT_HASH_MAX_DUPS ? 0 : -ENOSPC;
+}
+
+/* Take @to out of its bucket; bottom halves are off. */
+static void __to_index_remove(struct callout_to *to)
+{
+	spin_lock(to_lock(to->bucket));
+	hlist_nulls_del_rcu(&to->h.node);
+	spin_unlock(to_lock(to->bucket));
 }
 
 static void to_index_remove(struct callout_to *to)
 {
-	spin_lock_bh(to_lock(to->bucket));
-	hlist_nulls_del_rcu(&to->h.node);
-	spin_unlock_bh(to_lock(to->bucket));
+	local_bh_disable();
+	__to_index_remove(to);
+	local_bh_enable();
 }
 
 static int to_index_init(void)
@@ -329,8 +340,10 @@ void callout_owner_init(struct callout_owner *o,
 
 /*
  * The per-CPU front of a free list (callout_owner.pcpu): a stack of up to
- * TO_PCPU_MAX_FREE idle callouts, taken with bottom halves off, as
- * expiries put theirs from softirq, and under its local lock: on
+ * TO_PCPU_MAX_FREE idle callouts, taken with bottom halves off (by the
+ * caller: the whole of a timeout()'s take and insert, of an untimeout()'s
+ * lookup, remove and put, is one such section), as expiries put theirs
+ * from softirq, and under its local lock: on
  * PREEMPT_RT bottom halves off no longer keep out another task of the
  * same CPU (CONFIG_PREEMPT_RT_NEEDS_BH_LOCK unset, as Debian's 7.x-rt),
  * and there the local lock is a per-CPU spinlock; elsewhere it costs
@@ -343,7 +356,6 @@ static struct callout_to *to_pcpu_pop(struct callout_owner *o)
 	struct callout_to_stack *st;
 	struct callout_to *to;
 
-	local_bh_disable();
 	local_lock_nested_bh(&o->pcpu->bh_lock);
 	st = this_cpu_ptr(o->pcpu);
 	to = st->top;
@@ -352,7 +364,6 @@ static struct callout_to *to_pcpu_pop(struct callout_owner *o)
 		st->nr--;
 	}
 	local_unlock_nested_bh(&o->pcpu->bh_lock);
-	local_bh_enable();
 	return to;
 }
 
@@ -361,7 +372,6 @@ static bool to_pcpu_push(struct callout_owner *o, struct callout_to *to)
 	struct callout_to_stack *st;
 	bool keep;
 
-	local_bh_disable();
 	local_lock_nested_bh(&o->pcpu->bh_lock);
 	st = this_cpu_ptr(o->pcpu);
 	keep = st->nr < TO_PCPU_MAX_FREE;
@@ -371,16 +381,14 @@ static bool to_pcpu_push(struct callout_owner *o, struct callout_to *to)
 		st->nr++;
 	}
 	local_unlock_nested_bh(&o->pcpu->bh_lock);
-	local_bh_enable();
 	return keep;
 }
 
 /*
- * A callout of @o for a new arming: from its free list, this CPU's front
- * of it first, else from its cache with its gfp. On @o's list of all its
- * callouts until it goes back to the slab.
+ * An idle callout of @o for a new arming, from its free list (this CPU's
+ * front of it first), or NULL; bottom halves are off.
  */
-static struct callout_to *callout_to_get(struct callout_owner *o)
+static struct callout_to *__to_take_free(struct callout_owner *o)
 {
 	struct callout_to *to;
 
@@ -389,15 +397,24 @@ static struct callout_to *callout_to_get(struct callout_owner *o)
 		if (to)
 			return to;
 	}
-	spin_lock_bh(&o->lock);
+	spin_lock(&o->lock);
 	to = o->free;
 	if (to) {
 		o->free = to->next_free;
 		o->nr_free--;
 	}
-	spin_unlock_bh(&o->lock);
-	if (to)
-		return to;
+	spin_unlock(&o->lock);
+	return to;
+}
+
+/*
+ * A new callout of @o from its cache, with its gfp (bottom halves on, as
+ * that may sleep): on @o's list of all its callouts until it goes back to
+ * the slab.
+ */
+static struct callout_to *to_alloc(struct callout_owner *o)
+{
+	struct callout_to *to;
 
 	to = kmem_cache_alloc(o->cache, o->gfp | __GFP_NOWARN);
 	if (!to)
@@ -409,6 +426,30 @@ static struct callout_to *callout_to_get(struct callout_owner *o)
 	list_add(&to->link, &o->all);
 	spin_unlock_bh(&o->lock);
 	return to;
+}
+
+/* callout_to_put() with bottom halves off */
+static void __callout_to_put(struct callout_to *to)
+{
+	struct callout_owner *o = to->owner;
+	bool keep;
+
+	atomic_long_set(&to->state, to_word(atomic_long_read(&to->state),
+					    TO_IDLE));
+	if (o->pcpu && !READ_ONCE(o->closing) && to_pcpu_push(o, to))
+		return;
+	spin_lock(&o->lock);
+	keep = o->nr_free < o->max_free && !o->closing;
+	if (keep) {
+		to->next_free = o->free;
+		o->free = to;
+		o->nr_free++;
+	} else {
+		list_del_init(&to->link);
+	}
+	spin_unlock(&o->lock);
+	if (!keep)
+		kmem_cache_free(o->cache, to);
 }
 
 /**
@@ -423,25 +464,9 @@ static struct callout_to *callout_to_get(struct callout_owner *o)
  */
 void callout_to_put(struct callout_to *to)
 {
-	struct callout_owner *o = to->owner;
-	bool keep;
-
-	atomic_long_set(&to->state, to_word(atomic_long_read(&to->state),
-					    TO_IDLE));
-	if (o->pcpu && !READ_ONCE(o->closing) && to_pcpu_push(o, to))
-		return;
-	spin_lock_bh(&o->lock);
-	keep = o->nr_free < o->max_free && !o->closing;
-	if (keep) {
-		to->next_free = o->free;
-		o->free = to;
-		o->nr_free++;
-	} else {
-		list_del_init(&to->link);
-	}
-	spin_unlock_bh(&o->lock);
-	if (!keep)
-		kmem_cache_free(o->cache, to);
+	local_bh_disable();
+	__callout_to_put(to);
+	local_bh_enable();
 }
 
 /*
@@ -460,7 +485,7 @@ static void to_expire(void *arg)
 			if (!atomic_long_try_cmpxchg(&to->state, &s,
 						     to_word(s, TO_FIRED)))
 				continue;
-			to_index_remove(to);
+			__to_index_remove(to);
 			to->owner->ops->expire(to);
 			return;
 		case TO_CLAIMED:
@@ -471,7 +496,7 @@ static void to_expire(void *arg)
 			return;
 		case TO_ORPHAN:
 			/* untimeout() left it to us. */
-			callout_to_put(to);
+			__callout_to_put(to);
 			return;
 		default:
 			WARN_ONCE(1, "timeout %ps expires in state %lu\n",
@@ -504,9 +529,16 @@ int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
 	unsigned long s;
 	int ret;
 
-	to = callout_to_get(o);
-	if (!to)
-		return -ENOMEM;
+	/* One section with bottom halves off, from the take to the insert. */
+	local_bh_disable();
+	to = __to_take_free(o);
+	if (!to) {
+		local_bh_enable();
+		to = to_alloc(o);
+		if (!to)
+			return -ENOMEM;
+		local_bh_disable();
+	}
 	WRITE_ONCE(to->h.key.owner, o);
 	WRITE_ONCE(to->h.key.func, func);
 	WRITE_ONCE(to->h.key.arg, arg);
@@ -517,7 +549,8 @@ int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
 	atomic_long_set(&to->state, s);
 	/* The key before the ->next pointers the insert writes (see the top). */
 	smp_wmb();
-	ret = to_index_insert(to);
+	ret = __to_index_insert(to);
+	local_bh_enable();
 	if (ret)
 		goto put;
 	/* One clock read for the due time and the arming, as callout_set(). */
@@ -546,8 +579,8 @@ static bool has_key(const struct callout_hashed *h,
 }
 
 /*
- * Claim one pending arming of @key, under rcu_read_lock(). Return: the
- * callout, now TO_CLAIMED, or NULL if none is pending.
+ * Claim one pending arming of @key, under RCU. Return: the callout, now
+ * TO_CLAIMED, or NULL if none is pending.
  */
 static struct callout_to *to_claim(const struct callout_key *key)
 {
@@ -586,23 +619,31 @@ int callout_to_cancel(struct callout_owner *o, u64 func, u64 arg)
 	struct callout_to *to;
 	unsigned long s;
 
-	rcu_read_lock();
-	to = to_claim(&key);
-	rcu_read_unlock();
-	if (!to)
-		return 0;
-	to_index_remove(to);
-	if (callout_unset(&to->c)) {
-		callout_to_put(to);
-		return 1;
-	}
 	/*
-	 * Its expiry has started: to_expire() will find the claim. Whichever
-	 * of us sees the other's mark puts it.
+	 * One section with bottom halves off, which is an RCU read side,
+	 * from the lookup to the put: the bucket lock and this CPU's free
+	 * list want them off too.
 	 */
-	s = to_word(atomic_long_read(&to->state), TO_CLAIMED);
-	if (!atomic_long_try_cmpxchg(&to->state, &s, to_word(s, TO_ORPHAN)))
-		callout_to_put(to);
+	rcu_read_lock_bh();
+	to = to_claim(&key);
+	if (!to) {
+		rcu_read_unlock_bh();
+		return 0;
+	}
+	__to_index_remove(to);
+	if (callout_unset(&to->c)) {
+		__callout_to_put(to);
+	} else {
+		/*
+		 * Its expiry has started: to_expire() will find the claim.
+		 * Whichever of us sees the other's mark puts it.
+		 */
+		s = to_word(atomic_long_read(&to->state), TO_CLAIMED);
+		if (!atomic_long_try_cmpxchg(&to->state, &s,
+					     to_word(s, TO_ORPHAN)))
+			__callout_to_put(to);
+	}
+	rcu_read_unlock_bh();
 	return 1;
 }
 
