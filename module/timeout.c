@@ -48,8 +48,10 @@
  * callout that, meanwhile, fired or was cancelled, went back to the free
  * list and was armed again for another key. Freeing after a grace period
  * (call_rcu(), as this file did) costs an RCU callback an operation and
- * defeats the free list. Instead the caches are SLAB_TYPESAFE_BY_RCU: under
- * rcu_read_lock() a pointer found in the hash always points to a struct
+ * defeats the free list. Instead the caches are SLAB_TYPESAFE_BY_RCU: in an
+ * RCU read side (untimeout()'s is rcu_read_lock_bh(), bottom halves off,
+ * which since the flavours were merged a grace period waits for too) a
+ * pointer found in the hash always points to a struct
  * callout_to (of that cache, maybe of another arming), never to freed
  * memory, and every user revalidates what it found:
  *

@@ -96,7 +96,6 @@ int tw_hashed_insert(struct tw_wheel *w, struct tw_entry *e)
 }
 EXPORT_SYMBOL_NS_GPL(tw_hashed_insert, CALLOUT_TW_NS);
 
-/* In its slot, and not before the slot's hint. */
 /**
  * tw_hashed_remove() - Scheme 6's remove op, called directly by tw_remove()
  * @w:	the wheel
@@ -108,6 +107,7 @@ void tw_hashed_remove(struct tw_wheel *w, struct tw_entry *e)
 }
 EXPORT_SYMBOL_NS_GPL(tw_hashed_remove, CALLOUT_TW_NS);
 
+/* In its slot, and not before the slot's hint. */
 static bool hashed_placed(struct tw_wheel *w, const struct tw_entry *e,
 			  u32 idx)
 {

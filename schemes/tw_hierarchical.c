@@ -227,15 +227,14 @@ static void hier_destroy(struct tw_wheel *w)
 	kfree(hw);
 }
 
-/*
- * Filed as seen from w->target: the tick the pass in progress goes to, or
- * w->now when there is none. @e is due after it (tw_insert() keeps what is
- * due by it on w->due), and the pass leaves a slot so filed where it is.
- */
 /**
  * tw_hier_insert() - Scheme 7's insert op, called directly by tw_insert()
  * @w:	the wheel
  * @e:	the entry, with its due tick in @e->expires
+ *
+ * Filed as seen from w->target: the tick the pass in progress goes to, or
+ * w->now when there is none. @e is due after it (tw_insert() keeps what is
+ * due by it on w->due), and the pass leaves a slot so filed where it is.
  *
  * Return: 0.
  */
