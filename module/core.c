@@ -59,7 +59,10 @@
  *                       per-CPU free lists take a local lock each, BHs
  *                       off (a per-CPU spinlock on PREEMPT_RT), a leaf
  *   base->lock          a base and its callouts (interrupts off); only the
- *                       hrtimer core's own locks nest inside it
+ *                       hrtimer core's own locks nest inside it, and in
+ *                       a batch (dev.c's SUBMIT, "Batches" below) what
+ *                       dev.c does between its operations: the slab's,
+ *                       a percpu_counter's and printk's, all leaves
  *   file->wq's lock     a leaf: the tick's uc_fire() wakes a file's
  *                       readers with no lock of callout.ko held but
  *                       expiry_lock (and the func map)
@@ -116,7 +119,7 @@
 
 struct callout_base __percpu *callout_bases;
 const struct tw_ops *callout_ops;
-static u64 callout_max_ns;	/* callout_max_timeout_ns() */
+u64 callout_max_ns __ro_after_init;	/* callout_max_timeout_ns() */
 static u64 callout_max_ticks;	/* the same in ticks */
 static enum cpuhp_state callout_hp_state;
 
@@ -170,12 +173,6 @@ u64 callout_tick_ns(void)
 	return callout_tick_ns_param;
 }
 EXPORT_SYMBOL_NS_GPL(callout_tick_ns, CALLOUT_NS);
-
-/* The longest timeout any caller may ask for, fixed at load. */
-u64 callout_max_timeout_ns(void)
-{
-	return callout_max_ns;
-}
 
 /*
  * now + timeout must not wrap, and the scheme holds no more than its
@@ -305,8 +302,16 @@ static void __arm_soon(struct callout_base *base)
 	__program(base);
 }
 
+/*
+ * The helpers of a set and a cancel below are inline where they sit on
+ * every set or cancel: under TCG, where the figures of Documentation/
+ * benchmarks.rst are taken, a call and its return cost tens of ns, as much
+ * as the work of a small helper.
+ */
+
 /* Take @c off its base. Return: true if it was pending (not yet started). */
-static bool __detach(struct callout_base *base, struct callout *c)
+static __always_inline bool __detach(struct callout_base *base,
+				     struct callout *c)
 {
 	lockdep_assert_held(&base->lock);
 	if (tw_remove(&base->wheel, &c->entry))
@@ -328,14 +333,11 @@ static bool __detach(struct callout_base *base, struct callout *c)
  * interval from the present (Scheme 4's MaxInterval) in all but a backlog.
  * Return: true if the wheel has reached @now.
  */
-static bool __catch_up(struct callout_base *base, u64 now, u64 budget)
+static bool __catch_up_pass(struct callout_base *base, u64 now, u64 budget)
 {
 	struct tw_entry *e;
 	LIST_HEAD(due);
 
-	lockdep_assert_held(&base->lock);
-	if (now <= base->wheel.now && !tw_advancing(&base->wheel))
-		return true;
 	tw_advance(&base->wheel, now, &due, budget);
 	list_for_each_entry(e, &due, list)
 		e->flags |= CALLOUT_EXPIRING;
@@ -346,13 +348,23 @@ static bool __catch_up(struct callout_base *base, u64 now, u64 budget)
 	return false;
 }
 
+/* __catch_up_pass() unless the wheel is there already, as it mostly is */
+static __always_inline bool __catch_up(struct callout_base *base, u64 now,
+				       u64 budget)
+{
+	lockdep_assert_held(&base->lock);
+	if (now <= base->wheel.now && !tw_advancing(&base->wheel))
+		return true;
+	return __catch_up_pass(base, now, budget);
+}
+
 /*
  * File @c at @tick on @base, whose wheel the caller has caught up as far
  * as it goes (__catch_up()); @now is the current tick, read by the caller
  * before it took the lock: one clock read a set.
  */
-static int __file(struct callout_base *base, struct callout *c, u64 tick,
-		  u64 now)
+static __always_inline int __file(struct callout_base *base,
+				  struct callout *c, u64 tick, u64 now)
 {
 	struct tw_wheel *w = &base->wheel;
 	int ret;
@@ -387,8 +399,8 @@ static int __file(struct callout_base *base, struct callout *c, u64 tick,
 }
 
 /* Catch @base up by a chunk, then file @c at @tick: as __file(). */
-static int __enqueue(struct callout_base *base, struct callout *c, u64 tick,
-		     u64 now)
+static __always_inline int __enqueue(struct callout_base *base,
+				     struct callout *c, u64 tick, u64 now)
 {
 	lockdep_assert_held(&base->lock);
 	__catch_up(base, now, CALLOUT_COLLECT_BUDGET);
@@ -403,10 +415,7 @@ static int __enqueue(struct callout_base *base, struct callout *c, u64 tick,
  */
 void callout_init(struct callout *c)
 {
-	tw_entry_init(&c->entry);
-	c->func = NULL;
-	c->arg = NULL;
-	c->base = raw_cpu_ptr(callout_bases);
+	__callout_init(c);
 }
 EXPORT_SYMBOL_NS_GPL(callout_init, CALLOUT_NS);
 
@@ -433,8 +442,9 @@ static bool callout_room_probe;
  * Return: 0, with *@held telling whether @probe is filed, or the scheme's
  * refusal.
  */
-static int __hold_room(struct callout_base *base, u64 tick, u64 now,
-		       struct tw_entry *probe, bool *held)
+static __always_inline int __hold_room(struct callout_base *base, u64 tick,
+				       u64 now, struct tw_entry *probe,
+				       bool *held)
 {
 	int ret;
 
@@ -451,38 +461,35 @@ static int __hold_room(struct callout_base *base, u64 tick, u64 now,
 
 /*
  * Arm @c to run @func(@arg) at tick @tick; @now is the current tick. @how
- * is 0 or ARM_* refusals. A re-arm that the scheme refuses leaves the old
- * arming as it was: its tick, func and arg.
- * Return: as callout_set_ns(), or -EALREADY/-EBUSY/-ENOENT as @how asks.
+ * is 0 or ARM_* refusals. @c's base *@basep is locked, interrupts off;
+ * the arming may move @c to this CPU's base, and *@basep is then that
+ * base, locked instead. A re-arm that the scheme refuses leaves the
+ * old arming as it was: its tick, func and arg.
+ * Return: as callout_set_ns(), or -EALREADY/-EBUSY/-ENOENT as @how asks;
+ * or -EAGAIN, @c untouched, if it must move off a CPU that is down and
+ * this CPU's lock is busy: see callout_arm().
  */
-static int callout_arm(struct callout *c, u64 tick, u64 now,
-		       callout_func_t func, void *arg, unsigned int how)
+static __always_inline int __arm(struct callout_base **basep,
+				 struct callout *c, u64 tick, u64 now,
+				 callout_func_t func, void *arg,
+				 unsigned int how)
 {
-	struct callout_base *base, *new;
+	struct callout_base *base = *basep, *new;
 	callout_func_t old_func;
 	struct tw_entry probe;
-	unsigned long flags;
 	bool was, held = false, pending;
 	void *old_arg;
 	u64 old_tick;
 	int ret;
 
-	if (WARN_ON_ONCE(!func))
-		return -EINVAL;
-again:
-	base = lock_base(c, &flags);
-	if ((how & ARM_IF_IDLE) && callout_pending(c)) {
-		spin_unlock_irqrestore(&base->lock, flags);
+	lockdep_assert_held(&base->lock);
+	pending = callout_pending(c);
+	if ((how & ARM_IF_IDLE) && pending)
 		return -EALREADY;
-	}
-	if ((how & ARM_IF_NOT_RUNNING) && base->running == c) {
-		spin_unlock_irqrestore(&base->lock, flags);
+	if ((how & ARM_IF_NOT_RUNNING) && base->running == c)
 		return -EBUSY;
-	}
-	if ((how & ARM_IF_PENDING) && !callout_pending(c)) {
-		spin_unlock_irqrestore(&base->lock, flags);
+	if ((how & ARM_IF_PENDING) && !pending)
 		return -ENOENT;
-	}
 
 	/*
 	 * Arm on this CPU if its lock is free at once; otherwise stay, which
@@ -492,45 +499,40 @@ again:
 	 * that runs it goes on, wherever, and callout_cpu_dead() waits for
 	 * it). Any other on the base of a CPU that is down, or not yet up,
 	 * must move: callout_cpu_dead() may hold the new lock and wait for
-	 * ours, so let go, wait for the new lock without ours (spinning on
-	 * trylock could starve its holder on PREEMPT_RT) and try again. @c
+	 * ours, so the caller lets go, waits for the new lock without ours
+	 * (spinning on trylock could starve its holder on PREEMPT_RT) and
+	 * tries again. @c
 	 * is detached only once the decision is made and the new tick is
 	 * known to fit: it stays pending across a retry and across a refusal,
 	 * so the return value says whether this set replaced an arming, and
 	 * no arming ends unseen in between.
 	 */
-	pending = callout_pending(c);
 	old_tick = c->entry.expires;
 	old_func = c->func;
 	old_arg = c->arg;
 	new = this_cpu_ptr(callout_bases);
-	if (base == new || base->running == c) {
-		if (base != new)
-			base->stats.stayed_running++;
-		ret = pending ? __hold_room(base, tick, now, &probe, &held) : 0;
-		if (ret)
-			goto refused;
-		was = __detach(base, c);
-	} else if (spin_trylock(&new->lock)) {
+	if (base != new && base->running != c && spin_trylock(&new->lock)) {
 		ret = pending ? __hold_room(new, tick, now, &probe, &held) : 0;
 		if (ret) {
 			spin_unlock(&new->lock);
-			goto refused;
+			return ret;
 		}
 		was = __detach(base, c);
 		WRITE_ONCE(c->base, new);
 		spin_unlock(&base->lock);
 		base = new;
-	} else if (!base->online || !cpu_online(base->cpu)) {
-		spin_unlock_irqrestore(&base->lock, flags);
-		spin_lock_irqsave(&new->lock, flags);
-		spin_unlock_irqrestore(&new->lock, flags);
-		goto again;
+		*basep = new;
 	} else {
-		base->stats.stayed_busy++;
+		if (base != new && base->running == c) {
+			base->stats.stayed_running++;
+		} else if (base != new) {
+			if (!base->online || !cpu_online(base->cpu))
+				return -EAGAIN;
+			base->stats.stayed_busy++;
+		}
 		ret = pending ? __hold_room(base, tick, now, &probe, &held) : 0;
 		if (ret)
-			goto refused;
+			return ret;
 		was = __detach(base, c);
 	}
 	c->func = func;
@@ -549,9 +551,29 @@ again:
 		trace_callout_set(c, func, base->cpu,
 				  c->entry.expires * callout_tick_ns_param,
 				  callout_now_ns());
-	spin_unlock_irqrestore(&base->lock, flags);
 	return ret ? ret : was;
-refused:
+}
+
+static int callout_arm(struct callout *c, u64 tick, u64 now,
+		       callout_func_t func, void *arg, unsigned int how)
+{
+	struct callout_base *base, *new;
+	unsigned long flags;
+	int ret;
+
+	if (WARN_ON_ONCE(!func))
+		return -EINVAL;
+	for (;;) {
+		base = lock_base(c, &flags);
+		ret = __arm(&base, c, tick, now, func, arg, how);
+		if (ret != -EAGAIN)
+			break;
+		/* Wait for this CPU's lock without @c's: see __arm(). */
+		new = this_cpu_ptr(callout_bases);
+		spin_unlock_irqrestore(&base->lock, flags);
+		spin_lock_irqsave(&new->lock, flags);
+		spin_unlock_irqrestore(&new->lock, flags);
+	}
 	spin_unlock_irqrestore(&base->lock, flags);
 	return ret;
 }
@@ -735,14 +757,12 @@ EXPORT_SYMBOL_NS_GPL(callout_unset, CALLOUT_NS);
  * @c unless @cancelled is NULL (callout_wait_idle()); set *@cancelled to 1
  * if it was pending. Return: true if its func runs now, on *@basep.
  */
-static bool unset_pass(struct callout *c, struct callout_base **basep,
-		       int *cancelled)
+static __always_inline bool __unset(struct callout_base *base,
+				    struct callout *c, int *cancelled)
 {
-	struct callout_base *base;
-	unsigned long flags;
-	bool running, was;
+	bool was;
 
-	base = lock_base(c, &flags);
+	lockdep_assert_held(&base->lock);
 	if (cancelled) {
 		was = __detach(base, c);
 		if (was) {
@@ -751,7 +771,18 @@ static bool unset_pass(struct callout *c, struct callout_base **basep,
 		}
 		trace_callout_unset(c, c->func, base->cpu, was);
 	}
-	running = base->running == c;
+	return base->running == c;
+}
+
+static bool unset_pass(struct callout *c, struct callout_base **basep,
+		       int *cancelled)
+{
+	struct callout_base *base;
+	unsigned long flags;
+	bool running;
+
+	base = lock_base(c, &flags);
+	running = __unset(base, c, cancelled);
 	spin_unlock_irqrestore(&base->lock, flags);
 	*basep = base;
 	return running;
@@ -837,6 +868,121 @@ int callout_try_unset_sync(struct callout *c)
 	int ret = 0;
 
 	return unset_pass(c, &base, &ret) ? -EBUSY : ret;
+}
+
+/*
+ * Batches. A caller that sets and cancels callouts in a row, as
+ * CALLOUT_IOC_SUBMIT does, keeps this CPU's base locked from one to the
+ * next: one lock section for up to CALLOUT_BATCH_OPS of them instead of
+ * one each. Only callouts on that base are done under it, and they stay
+ * there (__arm() arms on this CPU's base): another base's lock is never
+ * taken while it is held (two base locks have no order), so for a callout
+ * elsewhere the batch lets go and takes the usual way. Nor while the wheel
+ * works off a backlog, whose catching up every set shares: the section
+ * then ends, so that it holds at most one chunk of collection
+ * (CALLOUT_COLLECT_BUDGET) besides its operations. The caller ends the
+ * batch (callout_batch_end()) before it sleeps or lets go of a lock of its
+ * own; a NULL batch is the usual way.
+ */
+#define CALLOUT_BATCH_OPS	16
+
+/* batch_base() when the batch must take this CPU's base anew */
+static struct callout_base *batch_take_base(struct callout_batch *b,
+					    struct callout *c)
+{
+	struct callout_base *base;
+
+	if (b->base)
+		__callout_batch_end(b);
+	base = raw_cpu_ptr(callout_bases);
+	if (READ_ONCE(c->base) != base)
+		return NULL;
+	spin_lock_irqsave(&base->lock, b->flags);
+	/* Pinned now; @c moves only under the lock held. */
+	if (base != this_cpu_ptr(callout_bases) || c->base != base) {
+		spin_unlock_irqrestore(&base->lock, b->flags);
+		return NULL;
+	}
+	/* Held across calls till callout_batch_end(): not for sparse. */
+	__release(&base->lock);
+	b->base = base;
+	b->ops = 1;
+	return base;
+}
+
+/* The batch's base, held, for an operation on @c; NULL: the usual way. */
+static __always_inline struct callout_base *
+batch_base(struct callout_batch *b, struct callout *c)
+{
+	if (b->base && b->ops < CALLOUT_BATCH_OPS &&
+	    READ_ONCE(c->base) == b->base &&
+	    !tw_advancing(&b->base->wheel)) {
+		b->ops++;
+		return b->base;
+	}
+	return batch_take_base(b, c);
+}
+
+/* The tick of @now_ns, divided once for a batch's one clock read */
+static u64 batch_now(struct callout_batch *b, u64 now_ns)
+{
+	if (now_ns != b->now_ns) {
+		b->now_ns = now_ns;
+		b->now = div64_u64(now_ns, callout_tick_ns_param);
+	}
+	return b->now;
+}
+
+/* Let go of the base batch @b holds: callout_batch_end() */
+void __callout_batch_end(struct callout_batch *b)
+{
+	__acquire(&b->base->lock);
+	spin_unlock_irqrestore(&b->base->lock, b->flags);
+	b->base = NULL;
+}
+
+/* callout_set_from() in batch @b: callout_batch_set_from() */
+int __callout_batch_set_from(struct callout_batch *b, struct callout *c,
+			     u64 now_ns, u64 expires_ns, callout_func_t func,
+			     void *arg)
+{
+	struct callout_base *base;
+
+	if (WARN_ON_ONCE(!func))
+		return -EINVAL;
+	base = batch_base(b, c);
+	if (!base)
+		return callout_set_from(c, now_ns, expires_ns, func, arg);
+	return __arm(&b->base, c, ns_to_tick_up(expires_ns),
+		     batch_now(b, now_ns), func, arg, 0);
+}
+
+/* callout_reset_from() in batch @b: callout_batch_reset_from() */
+int __callout_batch_reset_from(struct callout_batch *b, struct callout *c,
+			       u64 now_ns, u64 expires_ns,
+			       callout_func_t func, void *arg)
+{
+	struct callout_base *base;
+
+	if (WARN_ON_ONCE(!func))
+		return -EINVAL;
+	base = batch_base(b, c);
+	if (!base)
+		return callout_reset_from(c, now_ns, expires_ns, func, arg);
+	return __arm(&b->base, c, ns_to_tick_up(expires_ns),
+		     batch_now(b, now_ns), func, arg,
+		     ARM_IF_NOT_RUNNING | ARM_IF_PENDING);
+}
+
+/* callout_try_unset_sync() in batch @b: callout_batch_try_unset() */
+int __callout_batch_try_unset(struct callout_batch *b, struct callout *c)
+{
+	struct callout_base *base = batch_base(b, c);
+	int ret = 0;
+
+	if (!base)
+		return callout_try_unset_sync(c);
+	return __unset(base, c, &ret) ? -EBUSY : ret;
 }
 
 /**

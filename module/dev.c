@@ -9,7 +9,8 @@
  * below). The file lock protects the table, the spare ucallouts and every
  * ucallout's user-side state (its armings, whether it is in the table).
  * Lock order (the whole of it is at the top of core.c): the read mutex,
- * then the file lock, then a base lock (taken inside callout_set_from()).
+ * then the file lock, then a base lock (taken inside callout_set_from(),
+ * or held across the operations of a SUBMIT: a core batch).
  * timeout.c's owner lock is never taken with the file lock held. The
  * expiry takes no file lock. A __ helper is called with the file lock
  * held.
@@ -134,6 +135,7 @@
 #include <linux/math64.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/percpu_counter.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
@@ -163,6 +165,12 @@
  * buffer is the file's, so read() allocates nothing.
  */
 #define UC_READ_BATCH	32
+
+/*
+ * Operations a CALLOUT_IOC_SUBMIT reads, carries out and writes back at a
+ * time: at most one file-lock section each, and a buffer on the stack.
+ */
+#define UC_SUBMIT_CHUNK	16
 
 /* A cancel reschedules at least this often while it frees */
 #define UC_RESCHED	256
@@ -322,7 +330,14 @@ struct ucallout_to {
 };
 
 static struct kmem_cache *ucallout_cache, *ucallout_to_cache;
-atomic_long_t callout_user_total;
+
+/*
+ * Every file's callouts, against max_total: a per-CPU counter, so that a
+ * SET and a cancel touch no cache line that every CPU's SETs share. It is
+ * summed exactly only near the limit (__percpu_counter_compare()).
+ */
+struct percpu_counter callout_user_total;
+#define UC_TOTAL_BATCH	64
 
 /*
  * What a file allocates for its user: charged to the caller's memory cgroup
@@ -351,10 +366,21 @@ static struct ucallout_to *q_uto(struct uc_node *q)
 static int uc_charge(struct callout_file *f)
 {
 	if (atomic_long_inc_return(&f->nr_uc) <= callout_max_per_file) {
-		if (atomic_long_inc_return(&callout_user_total) <=
-		    callout_max_total)
+		percpu_counter_add_batch(&callout_user_total, 1,
+					 UC_TOTAL_BATCH);
+		/*
+		 * Far below the limit, as mostly, the approximate count
+		 * says so; __percpu_counter_compare() says it too, but is a
+		 * call on every SET.
+		 */
+		if (percpu_counter_read(&callout_user_total) <
+		    (s64)callout_max_total - UC_TOTAL_BATCH * num_online_cpus() ||
+		    __percpu_counter_compare(&callout_user_total,
+					     callout_max_total,
+					     UC_TOTAL_BATCH) <= 0)
 			return 0;
-		atomic_long_dec(&callout_user_total);
+		percpu_counter_add_batch(&callout_user_total, -1,
+					 UC_TOTAL_BATCH);
 	}
 	atomic_long_dec(&f->nr_uc);
 	return -ENOSPC;
@@ -363,7 +389,7 @@ static int uc_charge(struct callout_file *f)
 static void uc_uncharge(struct callout_file *f, unsigned long n)
 {
 	atomic_long_sub(n, &f->nr_uc);
-	atomic_long_sub(n, &callout_user_total);
+	percpu_counter_add_batch(&callout_user_total, -(s64)n, UC_TOTAL_BATCH);
 }
 
 /* The callout armed as @handle, or NULL; the file lock is held. */
@@ -427,63 +453,87 @@ static int uc_refused(int err)
 
 /*
  * A new ucallout with a slot reserved for it: uc->handle names it, but
- * lookups do not find it until uc_arm_new(). A spare if the file has one.
+ * lookups do not find it until __uc_arm_new(). A spare if the file has
+ * one. The file lock is held, and dropped and taken again to allocate
+ * (batch @b ended first; as in every __ helper that takes one).
  */
-static struct ucallout *uc_get(struct callout_file *f)
+static struct ucallout *__uc_get(struct callout_file *f,
+				 struct callout_batch *b)
+	__must_hold(&f->lock)
 {
-	struct ucallout *uc = NULL;
+	struct ucallout *uc;
 	struct uc_slot *s;
-	u64 handle;
+	void *page;
 	u32 idx;
 	int err;
 
+	lockdep_assert_held(&f->lock);
 	err = uc_charge(f);
 	if (err)
 		return ERR_PTR(uc_refused(err));
-	for (;;) {
-		spin_lock_bh(&f->lock);
-		s = __uc_slot_take(f, &idx);
-		if (s != ERR_PTR(-EAGAIN))
-			break;
+	while ((s = __uc_slot_take(f, &idx)) == ERR_PTR(-EAGAIN)) {
+		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
-		if (!genradix_ptr_alloc(&f->slots, idx, UC_GFP)) {
+		page = genradix_ptr_alloc(&f->slots, idx, UC_GFP);
+		spin_lock_bh(&f->lock);
+		if (!page) {
 			err = -ENOMEM;
 			goto uncharge;
 		}
 	}
 	if (IS_ERR(s)) {
-		spin_unlock_bh(&f->lock);
 		err = PTR_ERR(s);
 		goto uncharge;
 	}
-	handle = (u64)s->gen << 32 | s->idx;
 	if (f->spares) {
 		uc = llist_entry(f->spares, struct ucallout, q.node);
 		f->spares = f->spares->next;
 		f->nr_spares--;
-	}
-	spin_unlock_bh(&f->lock);
-
-	if (uc)
-		memset(uc, 0, sizeof(*uc));
-	else
-		uc = kmem_cache_zalloc(ucallout_cache, UC_GFP);
-	if (!uc) {
-		spin_lock_bh(&f->lock);
-		__uc_slot_free(f, s);
+	} else {
+		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
-		err = -ENOMEM;
-		goto uncharge;
+		uc = kmem_cache_alloc(ucallout_cache, UC_GFP);
+		spin_lock_bh(&f->lock);
+		if (!uc) {
+			__uc_slot_free(f, s);
+			err = -ENOMEM;
+			goto uncharge;
+		}
 	}
-	callout_init(&uc->c);
-	seqcount_init(&uc->ev_seqc);
+	/*
+	 * Field by field, not a memset of all 256 bytes: the arming records
+	 * and the event times are written before they are read.
+	 */
+	__callout_init(&uc->c);
 	uc->file = f;
+	uc->handle = (u64)s->gen << 32 | s->idx;
 	uc->slot = s;
-	uc->handle = handle;
+	uc->cookie = 0;
+	uc->cur_seq = 0;
+	uc->cur = 0;
+	uc->linked = false;
+	uc->busy = 0;
+	atomic_set(&uc->state, 0);
+	uc->q.timeout = false;
+	seqcount_init(&uc->ev_seqc);
+	uc->ev_seq = 0;
+	uc->ev_count = 0;
+	uc->rd_seq = 0;
+	uc->rd_count = 0;
 	return uc;
 uncharge:
 	uc_uncharge(f, 1);
 	return ERR_PTR(uc_refused(err));
+}
+
+static struct ucallout *uc_get(struct callout_file *f)
+{
+	struct ucallout *uc;
+
+	spin_lock_bh(&f->lock);
+	uc = __uc_get(f, NULL);
+	spin_unlock_bh(&f->lock);
+	return uc;
 }
 
 /*
@@ -501,13 +551,6 @@ static void __uc_put(struct callout_file *f, struct ucallout *uc)
 	} else {
 		kmem_cache_free(ucallout_cache, uc);
 	}
-}
-
-static void uc_put(struct callout_file *f, struct ucallout *uc)
-{
-	spin_lock_bh(&f->lock);
-	__uc_put(f, uc);
-	spin_unlock_bh(&f->lock);
 }
 
 /* Give back @uc of uc_get() and the slot reserved for it, never armed. */
@@ -606,14 +649,16 @@ static void uc_fire(void *arg)
  * -ENOENT if that arming had ended by itself first (a one-shot that fired,
  * whose event stands).
  */
-static int __uc_cancel(struct callout_file *f, struct ucallout *uc)
+static int __uc_cancel(struct callout_file *f, struct ucallout *uc,
+		       struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	int ret = 0;
 
 	__uc_unlink(f, uc);
 	uc->busy++;
-	if (callout_try_unset_sync(&uc->c) == -EBUSY) {
+	if (callout_batch_try_unset(b, &uc->c) == -EBUSY) {
+		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
 		callout_unset_sync(&uc->c);
 		spin_lock_bh(&f->lock);
@@ -632,7 +677,7 @@ static int check_times(u64 timeout_ns, u64 period_ns)
 {
 	u64 max = callout_max_timeout_ns();
 
-	if (!timeout_ns || (period_ns && period_ns < callout_tick_ns()))
+	if (!timeout_ns || (period_ns && period_ns < callout_tick_ns_param))
 		return -EINVAL;
 	if (timeout_ns > max || period_ns > max)
 		return -ERANGE;
@@ -652,10 +697,21 @@ static int ioc_info(void __user *argp)
 	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-/* Fill in the first arming of @uc of uc_get(), due at @expires_ns. */
-static void uc_first_arming(struct ucallout *uc, u64 expires_ns,
-			    u64 period_ns)
+/*
+ * Arm @uc of __uc_get() with its first arming, due at @expires_ns and
+ * computed from the clock read @now_ns, and enter it in the table under
+ * its handle. The file lock is held.
+ * Return: 0, or -errno with @uc out of the table again, for the caller to
+ * put. On success @uc may fire, be read and be freed as soon as the lock
+ * is dropped: the caller must not touch it again.
+ */
+static int __uc_arm_new(struct callout_file *f, struct ucallout *uc,
+			u64 now_ns, u64 expires_ns, u64 period_ns,
+			struct callout_batch *b)
 {
+	int ret;
+
+	lockdep_assert_held(&f->lock);
 	uc->arm[0] = (struct uc_arming) {
 		.uc = uc,
 		.seq = 1,
@@ -663,30 +719,16 @@ static void uc_first_arming(struct ucallout *uc, u64 expires_ns,
 		.period_ns = period_ns,
 	};
 	uc->cur_seq = 1;
-}
-
-/*
- * Arm @uc with its first arming, computed from the clock read @now_ns,
- * and enter it in the table under its handle.
- * Return: 0, or -errno with @uc out of the table again, for the caller to
- * put. On success @uc may fire, be read and be freed at any moment: the
- * caller must not touch it again.
- */
-static int uc_arm_new(struct callout_file *f, struct ucallout *uc, u64 now_ns)
-{
-	int ret;
-
-	spin_lock_bh(&f->lock);
 	uc->slot->uc = uc;
 	uc->linked = true;
-	ret = callout_set_from(&uc->c, now_ns, uc->arm[0].expires_ns, uc_fire,
-			       &uc->arm[0]);
+	ret = callout_batch_set_from(b, &uc->c, now_ns, expires_ns, uc_fire,
+				     &uc->arm[0]);
 	if (ret < 0) {
 		__uc_slot_free(f, uc->slot);
 		uc->linked = false;
+		return ret;
 	}
-	spin_unlock_bh(&f->lock);
-	return ret < 0 ? ret : 0;
+	return 0;
 }
 
 static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
@@ -715,10 +757,12 @@ static int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 		return -EFAULT;
 	}
 	now = callout_now_ns();
-	uc_first_arming(uc, now + req.timeout_ns, req.period_ns);
-	ret = uc_arm_new(f, uc, now);
+	spin_lock_bh(&f->lock);
+	ret = __uc_arm_new(f, uc, now, now + req.timeout_ns, req.period_ns,
+			   NULL);
 	if (ret)
-		uc_put(f, uc);
+		__uc_put(f, uc);
+	spin_unlock_bh(&f->lock);
 	return ret;
 }
 
@@ -733,7 +777,7 @@ static int ioc_unset(struct callout_file *f, u64 __user *argp)
 	spin_lock_bh(&f->lock);
 	uc = __uc_lookup(f, handle);
 	if (uc)
-		ret = __uc_cancel(f, uc);
+		ret = __uc_cancel(f, uc, NULL);
 	spin_unlock_bh(&f->lock);
 	return ret;
 }
@@ -748,29 +792,29 @@ static int ioc_unset(struct callout_file *f, u64 __user *argp)
  * Return: 0, -ENOENT if @uc is cancelled or its arming ended meanwhile,
  * or the scheme's -ENOSPC/-ERANGE.
  */
-static int __uc_reset(struct callout_file *f, struct ucallout *uc,
-		      u64 timeout_ns, u64 period_ns)
+static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
+		      u64 timeout_ns, u64 period_ns, struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	struct uc_arming *a;
-	u64 now;
 	int ret;
 
 	for (;;) {
 		if (!uc->linked || (atomic_read(&uc->state) & UC_ENDED))
 			return -ENOENT;
 		a = &uc->arm[!uc->cur];
-		now = callout_now_ns();
 		*a = (struct uc_arming) {
 			.uc = uc,
 			.seq = uc->cur_seq + 1,
 			.expires_ns = now + timeout_ns,
 			.period_ns = period_ns,
 		};
-		ret = callout_reset_from(&uc->c, now, a->expires_ns, uc_fire, a);
+		ret = callout_batch_reset_from(b, &uc->c, now, a->expires_ns,
+					       uc_fire, a);
 		if (ret != -EBUSY)
 			break;
 		uc->busy++;
+		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
 		callout_wait_idle(&uc->c);
 		spin_lock_bh(&f->lock);
@@ -784,26 +828,40 @@ static int __uc_reset(struct callout_file *f, struct ucallout *uc,
 	return 0;
 }
 
+/* RESET of @handle from the clock read @now; the file lock is held. */
+static int __uc_reset_handle(struct callout_file *f, u64 handle, u64 now,
+			     u64 timeout_ns, u64 period_ns,
+			     struct callout_batch *b)
+	__must_hold(&f->lock)
+{
+	struct ucallout *uc;
+	int ret;
+
+	this_cpu_inc(callout_op_counts.reset);
+	uc = __uc_lookup(f, handle);
+	if (!uc)
+		return -ENOENT;
+	ret = __uc_reset(f, uc, now, timeout_ns, period_ns, b);
+	/* A cancel may have come while it waited. */
+	__uc_done(f, uc);
+	return ret;
+}
+
 static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 {
 	struct callout_reset req;
-	struct ucallout *uc;
-	int ret = -ENOENT;
+	u64 now;
+	int ret;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
 		return -EFAULT;
 	ret = check_times(req.timeout_ns, req.period_ns);
 	if (ret)
 		return ret;
-	this_cpu_inc(callout_op_counts.reset);
-	ret = -ENOENT;
+	now = callout_now_ns();
 	spin_lock_bh(&f->lock);
-	uc = __uc_lookup(f, req.handle);
-	if (uc) {
-		ret = __uc_reset(f, uc, req.timeout_ns, req.period_ns);
-		/* A cancel may have come while it waited. */
-		__uc_done(f, uc);
-	}
+	ret = __uc_reset_handle(f, req.handle, now, req.timeout_ns,
+				req.period_ns, NULL);
 	spin_unlock_bh(&f->lock);
 	return ret;
 }
@@ -834,24 +892,22 @@ static const struct callout_owner_ops uto_ops = {
 	.expire = uto_expire,
 };
 
-static int ioc_timeout(struct callout_file *f,
-		       struct callout_timeout __user *argp)
+/* TIMEOUT of (@func, @arg) in @ticks ticks from the clock read @now */
+static int uc_timeout(struct callout_file *f, u64 func, u64 arg, u64 ticks,
+		      u64 now)
 {
-	struct callout_timeout req;
 	int ret;
 
-	if (copy_from_user(&req, argp, sizeof(req)))
-		return -EFAULT;
 	this_cpu_inc(callout_op_counts.timeout);
-	if (!req.ticks)
+	if (!ticks)
 		return -EINVAL;
 	/* callout_to_arm() checks too: here ERANGE comes before ENOSPC. */
-	if (req.ticks > div64_u64(callout_max_timeout_ns(), callout_tick_ns()))
+	if (ticks > div64_u64(callout_max_timeout_ns(), callout_tick_ns()))
 		return -ERANGE;
 	ret = uc_charge(f);
 	if (ret)
 		return uc_refused(ret);
-	ret = callout_to_arm(&f->owner, req.func, req.arg, req.ticks);
+	ret = callout_to_arm(&f->owner, func, arg, ticks, now);
 	if (ret) {
 		uc_uncharge(f, 1);
 		/* Not the per-key cap's ENOSPC: that one is the caller's. */
@@ -861,6 +917,26 @@ static int ioc_timeout(struct callout_file *f,
 	return ret;
 }
 
+static int uc_untimeout(struct callout_file *f, u64 func, u64 arg)
+{
+	this_cpu_inc(callout_op_counts.untimeout);
+	/* Cancelled: never queued, so its charge ends here. */
+	if (!callout_to_cancel(&f->owner, func, arg))
+		return -ENOENT;
+	uc_uncharge(f, 1);
+	return 0;
+}
+
+static int ioc_timeout(struct callout_file *f,
+		       struct callout_timeout __user *argp)
+{
+	struct callout_timeout req;
+
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	return uc_timeout(f, req.func, req.arg, req.ticks, callout_now_ns());
+}
+
 static int ioc_untimeout(struct callout_file *f,
 			 struct callout_untimeout __user *argp)
 {
@@ -868,12 +944,246 @@ static int ioc_untimeout(struct callout_file *f,
 
 	if (copy_from_user(&req, argp, sizeof(req)))
 		return -EFAULT;
-	this_cpu_inc(callout_op_counts.untimeout);
-	/* Cancelled: never queued, so its charge ends here. */
-	if (!callout_to_cancel(&f->owner, req.func, req.arg))
-		return -ENOENT;
-	uc_uncharge(f, 1);
+	return uc_untimeout(f, req.func, req.arg);
+}
+
+/* SET from the clock read @now; the file lock is held. */
+static int __uc_set(struct callout_file *f, struct callout_op *op, u64 now,
+		    struct callout_batch *b)
+	__must_hold(&f->lock)
+{
+	struct ucallout *uc;
+	int ret;
+
+	uc = __uc_get(f, b);
+	if (IS_ERR(uc))
+		return PTR_ERR(uc);
+	uc->cookie = op->cookie;
+	ret = __uc_arm_new(f, uc, now, now + op->timeout, op->period_ns, b);
+	if (ret) {
+		__uc_put(f, uc);
+		return ret;
+	}
+	op->handle = uc->handle;
 	return 0;
+}
+
+/* The fields of struct callout_op that each operation reads */
+#define OPF_HANDLE	BIT(0)
+#define OPF_TIMEOUT	BIT(1)
+#define OPF_PERIOD	BIT(2)
+#define OPF_COOKIE	BIT(3)
+#define OPF_ARG		BIT(4)
+
+static const u8 uc_op_fields[] = {
+	[CALLOUT_OP_SET]	= OPF_TIMEOUT | OPF_PERIOD | OPF_COOKIE,
+	[CALLOUT_OP_UNSET]	= OPF_HANDLE,
+	[CALLOUT_OP_RESET]	= OPF_HANDLE | OPF_TIMEOUT | OPF_PERIOD,
+	[CALLOUT_OP_TIMEOUT]	= OPF_TIMEOUT | OPF_COOKIE | OPF_ARG,
+	[CALLOUT_OP_UNTIMEOUT]	= OPF_COOKIE | OPF_ARG,
+};
+
+/*
+ * Check @op: a known op, flags 0, and 0 in every field it does not read
+ * (a SET's handle is its output). Return: 0, -EINVAL, or check_times()'s
+ * error for the times of a SET or RESET.
+ */
+static int uc_op_check(const struct callout_op *op)
+{
+	u8 fields;
+
+	if (op->op >= ARRAY_SIZE(uc_op_fields) || !uc_op_fields[op->op] ||
+	    op->flags)
+		return -EINVAL;
+	fields = uc_op_fields[op->op];
+	if ((op->handle && !(fields & OPF_HANDLE) &&
+	     op->op != CALLOUT_OP_SET) ||
+	    (op->timeout && !(fields & OPF_TIMEOUT)) ||
+	    (op->period_ns && !(fields & OPF_PERIOD)) ||
+	    (op->cookie && !(fields & OPF_COOKIE)) ||
+	    (op->arg && !(fields & OPF_ARG)))
+		return -EINVAL;
+	/* TIMEOUT's timeout counts ticks: uc_timeout() checks it. */
+	if (fields & OPF_PERIOD)
+		return check_times(op->timeout, op->period_ns);
+	return 0;
+}
+
+static bool uc_op_is_timeout(const struct callout_op *op)
+{
+	return op->op == CALLOUT_OP_TIMEOUT || op->op == CALLOUT_OP_UNTIMEOUT;
+}
+
+/* Check and carry out @op from the clock read @now, with @op->result */
+static void __uc_submit_one(struct callout_file *f, struct callout_op *op,
+			    u64 now, struct callout_batch *b)
+	__must_hold(&f->lock)
+{
+	struct ucallout *uc;
+
+	if (op->op == CALLOUT_OP_SET)
+		op->handle = 0;
+	op->result = uc_op_check(op);
+	if (op->result)
+		return;
+	switch (op->op) {
+	case CALLOUT_OP_SET:
+		op->result = __uc_set(f, op, now, b);
+		break;
+	case CALLOUT_OP_UNSET:
+		uc = __uc_lookup(f, op->handle);
+		op->result = uc ? __uc_cancel(f, uc, b) : -ENOENT;
+		break;
+	case CALLOUT_OP_RESET:
+		op->result = __uc_reset_handle(f, op->handle, now, op->timeout,
+					       op->period_ns, b);
+		break;
+	}
+}
+
+/*
+ * Carry out the @n operations at @ops, in order, from the clock read @now:
+ * each run of them on handles in one file-lock section, which __uc_get(),
+ * __uc_cancel() and __uc_reset() drop only to allocate or to wait for a
+ * func, and as a batch of the core (this CPU's base held from one to the
+ * next, core.c says when); TIMEOUT and UNTIMEOUT outside it (timeout.c's
+ * locks are never taken inside the file lock).
+ */
+static void uc_submit_chunk(struct callout_file *f, struct callout_op *ops,
+			    unsigned int n, u64 now)
+{
+	struct callout_op *op = ops, *end = ops + n;
+	struct callout_batch b = {};
+
+	while (op < end) {
+		if (uc_op_is_timeout(op)) {
+			op->result = uc_op_check(op);
+			if (!op->result)
+				op->result = op->op == CALLOUT_OP_TIMEOUT ?
+					uc_timeout(f, op->cookie, op->arg,
+						   op->timeout, now) :
+					uc_untimeout(f, op->cookie, op->arg);
+			op++;
+			continue;
+		}
+		spin_lock_bh(&f->lock);
+		for (; op < end && !uc_op_is_timeout(op); op++)
+			__uc_submit_one(f, op, now, &b);
+		callout_batch_end(&b);
+		spin_unlock_bh(&f->lock);
+	}
+}
+
+/*
+ * Read the @n ops at @uops into @ops, and write the fields they return
+ * before any is carried out, so that an array that cannot be written is
+ * found before anything is done. Field by field: a few moves an op, where
+ * copy_from_user() would be a string copy.
+ * Return: how many of them, from the first, could be read and written.
+ */
+static unsigned int uc_ops_fetch(struct callout_op *ops,
+				 struct callout_op __user *uops,
+				 unsigned int n)
+{
+	struct callout_op *op = ops;
+	struct callout_op __user *u = uops;
+
+	if (!user_access_begin(uops, n * sizeof(*uops)))
+		return 0;
+	for (; u < uops + n; op++, u++) {
+		unsafe_get_user(op->op, &u->op, out);
+		unsafe_get_user(op->flags, &u->flags, out);
+		unsafe_get_user(op->handle, &u->handle, out);
+		unsafe_get_user(op->timeout, &u->timeout, out);
+		unsafe_get_user(op->period_ns, &u->period_ns, out);
+		unsafe_get_user(op->cookie, &u->cookie, out);
+		unsafe_get_user(op->arg, &u->arg, out);
+		/* The handle first: an op whose result says 0 was taken. */
+		unsafe_put_user(op->handle, &u->handle, out);
+		unsafe_put_user(0, &u->result, out);
+	}
+out:
+	user_access_end();
+	return op - ops;
+}
+
+/* Write the results of the @n ops at @ops to @uops. Return: 0 or -EFAULT. */
+static int uc_ops_results(const struct callout_op *ops,
+			  struct callout_op __user *uops, unsigned int n)
+{
+	const struct callout_op *op = ops;
+	struct callout_op __user *u = uops;
+
+	if (!user_access_begin(uops, n * sizeof(*uops)))
+		return -EFAULT;
+	for (; u < uops + n; op++, u++) {
+		unsafe_put_user(op->result, &u->result, fault);
+		if (op->op == CALLOUT_OP_SET)
+			unsafe_put_user(op->handle, &u->handle, fault);
+	}
+	user_access_end();
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/*
+ * CALLOUT_IOC_SUBMIT: the operations in chunks of UC_SUBMIT_CHUNK, each
+ * read into the kernel, checked to be writable, carried out, and its
+ * results written back: so an array that cannot be
+ * read or written stops the batch before the first op it holds, and
+ * ->done counts exactly the ops carried out. Only another thread changing
+ * the mapping during the call can lose results of ops carried out.
+ */
+static int ioc_submit(struct callout_file *f,
+		      struct callout_submit __user *argp)
+{
+	/*
+	 * Not zeroed on entry (CONFIG_INIT_STACK_ALL_ZERO): 768 bytes a call,
+	 * and every op is read in before it is used.
+	 */
+	struct callout_op ops[UC_SUBMIT_CHUNK] __uninitialized;
+	struct callout_op __user *uops;
+	struct callout_submit req;
+	unsigned int done = 0, n, got;
+	int ret = 0;
+	u64 now;
+
+	/*
+	 * Field by field, as the ops (uc_ops_fetch()); done is written 0
+	 * now, so that a header that cannot be written stops the call
+	 * before any op is carried out.
+	 */
+	if (!user_access_begin(argp, sizeof(*argp)))
+		return -EFAULT;
+	unsafe_get_user(req.ops, &argp->ops, fault);
+	unsafe_get_user(req.nr, &argp->nr, fault);
+	unsafe_get_user(req.flags, &argp->flags, fault);
+	unsafe_get_user(req.reserved, &argp->reserved, fault);
+	unsafe_put_user(0, &argp->done, fault);
+	user_access_end();
+	if (req.flags || req.reserved)
+		ret = -EINVAL;
+	else if (req.nr > CALLOUT_SUBMIT_MAX)
+		ret = -E2BIG;
+	uops = u64_to_user_ptr(req.ops);
+	now = req.nr ? callout_now_ns() : 0;
+	while (!ret && done < req.nr) {
+		n = min_t(unsigned int, req.nr - done, UC_SUBMIT_CHUNK);
+		got = uc_ops_fetch(ops, uops + done, n);
+		uc_submit_chunk(f, ops, got, now);
+		if (uc_ops_results(ops, uops + done, got) || got < n)
+			ret = -EFAULT;
+		done += got;
+		cond_resched();
+	}
+	if (put_user(done, &argp->done))
+		return -EFAULT;
+	return ret;
+fault:
+	user_access_end();
+	return -EFAULT;
 }
 
 static long callout_ioctl(struct file *file, unsigned int cmd,
@@ -895,6 +1205,8 @@ static long callout_ioctl(struct file *file, unsigned int cmd,
 		return ioc_timeout(f, argp);
 	case CALLOUT_IOC_UNTIMEOUT:
 		return ioc_untimeout(f, argp);
+	case CALLOUT_IOC_SUBMIT:
+		return ioc_submit(f, argp);
 	default:
 		return -ENOTTY;
 	}
@@ -1314,7 +1626,7 @@ static int callout_release(struct inode *inode, struct file *file)
 		s = genradix_ptr(&f->slots, idx);
 		spin_lock_bh(&f->lock);
 		if (s->uc)
-			__uc_cancel(f, s->uc);
+			__uc_cancel(f, s->uc, NULL);
 		spin_unlock_bh(&f->lock);
 		if (!(idx % UC_RESCHED))
 			cond_resched();
@@ -1369,6 +1681,8 @@ int callout_dev_init(void)
 {
 	int ret = -ENOMEM;
 
+	if (percpu_counter_init(&callout_user_total, 0, GFP_KERNEL))
+		return -ENOMEM;
 	ucallout_cache = KMEM_CACHE(ucallout, SLAB_ACCOUNT);
 	/* SLAB_TYPESAFE_BY_RCU, and charged to each file's memory cgroup */
 	ucallout_to_cache = callout_to_cache_create("ucallout_to",
@@ -1385,6 +1699,7 @@ int callout_dev_init(void)
 err:
 	kmem_cache_destroy(ucallout_to_cache);
 	kmem_cache_destroy(ucallout_cache);
+	percpu_counter_destroy(&callout_user_total);
 	return ret;
 }
 
@@ -1394,4 +1709,5 @@ void callout_dev_exit(void)
 	/* It waits for RCU readers of its objects first (TYPESAFE_BY_RCU). */
 	kmem_cache_destroy(ucallout_to_cache);
 	kmem_cache_destroy(ucallout_cache);
+	percpu_counter_destroy(&callout_user_total);
 }

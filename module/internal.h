@@ -13,6 +13,7 @@
 #include <linux/list.h>
 #include <linux/smp.h>
 #include <linux/percpu.h>
+#include <linux/percpu_counter.h>
 #include <linux/spinlock.h>
 /* After spinlock.h: 6.12-rt's local_lock_internal.h needs spinlock_t. */
 #include <linux/local_lock.h>
@@ -150,7 +151,26 @@ extern const struct tw_ops *callout_ops;
 int callout_core_init(void);
 void callout_core_exit(void);
 u64 callout_now_ns(void);
-u64 callout_max_timeout_ns(void);
+extern u64 callout_max_ns;
+
+/* The longest timeout any caller may ask for, fixed at load. */
+static inline u64 callout_max_timeout_ns(void)
+{
+	return callout_max_ns;
+}
+
+/*
+ * callout_init() for the facility's own callouts: inline, as the ioctls
+ * and the old interface set one up on every arming.
+ */
+static inline void __callout_init(struct callout *c)
+{
+	tw_entry_init(&c->entry);
+	c->func = NULL;
+	c->arg = NULL;
+	c->base = raw_cpu_ptr(callout_bases);
+}
+
 int callout_set_ticks_from(struct callout *c, u64 now_ns, unsigned long ticks,
 			   callout_func_t func, void *arg);
 int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
@@ -160,6 +180,76 @@ int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
 s64 callout_forward(struct callout *c, u64 now_ns, u64 period_ns,
 		    u64 *expires_ns);
 int callout_try_unset_sync(struct callout *c);
+
+/**
+ * struct callout_batch - this CPU's base held across operations (core.c)
+ * @base:	the base held, or NULL
+ * @flags:	its saved interrupt state
+ * @ops:	operations done under this hold
+ * @now_ns:	the clock read the batch's operations were last given
+ * @now:	its tick
+ *
+ * Start with ``struct callout_batch b = {}``; end with callout_batch_end().
+ */
+struct callout_batch {
+	struct callout_base *base;
+	unsigned long flags;
+	unsigned int ops;
+	u64 now_ns;
+	u64 now;
+};
+
+void __callout_batch_end(struct callout_batch *b);
+int __callout_batch_set_from(struct callout_batch *b, struct callout *c,
+			     u64 now_ns, u64 expires_ns, callout_func_t func,
+			     void *arg);
+int __callout_batch_reset_from(struct callout_batch *b, struct callout *c,
+			       u64 now_ns, u64 expires_ns,
+			       callout_func_t func, void *arg);
+int __callout_batch_try_unset(struct callout_batch *b, struct callout *c);
+
+/*
+ * The batch calls, a NULL @b being the usual way. Inline, so that the
+ * usual way costs no call more than it did: under TCG a call and its
+ * return cost tens of ns.
+ */
+
+/**
+ * callout_batch_end() - let go of a batch's base, if it holds one
+ * @b:	the batch, or NULL
+ */
+static inline void callout_batch_end(struct callout_batch *b)
+{
+	if (b && b->base)
+		__callout_batch_end(b);
+}
+
+static inline int callout_batch_set_from(struct callout_batch *b,
+					 struct callout *c, u64 now_ns,
+					 u64 expires_ns, callout_func_t func,
+					 void *arg)
+{
+	return b ? __callout_batch_set_from(b, c, now_ns, expires_ns, func,
+					    arg) :
+		   callout_set_from(c, now_ns, expires_ns, func, arg);
+}
+
+static inline int callout_batch_reset_from(struct callout_batch *b,
+					   struct callout *c, u64 now_ns,
+					   u64 expires_ns, callout_func_t func,
+					   void *arg)
+{
+	return b ? __callout_batch_reset_from(b, c, now_ns, expires_ns, func,
+					      arg) :
+		   callout_reset_from(c, now_ns, expires_ns, func, arg);
+}
+
+static inline int callout_batch_try_unset(struct callout_batch *b,
+					  struct callout *c)
+{
+	return b ? __callout_batch_try_unset(b, c) : callout_try_unset_sync(c);
+}
+
 void callout_wait_idle(struct callout *c);
 
 /* timeout.c: the old interface, one implementation for every owner */
@@ -255,7 +345,7 @@ void callout_owner_init(struct callout_owner *o,
 unsigned long callout_owner_drain(struct callout_owner *o, bool warn);
 void callout_owner_destroy(struct callout_owner *o);
 int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
-		   unsigned long ticks);
+		   unsigned long ticks, u64 now_ns);
 int callout_to_cancel(struct callout_owner *o, u64 func, u64 arg);
 void callout_to_put(struct callout_to *to);
 int callout_timeout_init(void);
@@ -265,7 +355,7 @@ void callout_hash_stats(u64 *entries, u64 *longest_chain);
 /* dev.c */
 int callout_dev_init(void);
 void callout_dev_exit(void);
-extern atomic_long_t callout_user_total;
+extern struct percpu_counter callout_user_total;
 
 /* Counted where no base lock is held: this_cpu_inc() */
 struct callout_op_counts {

@@ -143,8 +143,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "scheme: %s\n", callout_ops->name);
 	seq_printf(m, "tick_ns: %lu\n", callout_tick_ns_param);
 	seq_printf(m, "cpus: %u\n", num_possible_cpus());
-	seq_printf(m, "user_callouts: %ld\n",
-		   atomic_long_read(&callout_user_total));
+	seq_printf(m, "user_callouts: %lld\n",
+		   percpu_counter_sum(&callout_user_total));
 	/* Each untimeout, the kernel's or a file's, is one lookup. */
 	seq_printf(m, "hash_lookups: %llu\n", t.ops.untimeout);
 	seq_printf(m, "hash_entries: %llu\n", entries);

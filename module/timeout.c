@@ -18,9 +18,12 @@
  * whole callout_set() + callout_unset(). One key may have several
  * callouts (4.4BSD's untimeout() cancelled the first it met, so does this
  * one), at most CALLOUT_HASH_MAX_DUPS, counted under the bucket's lock by
- * the insert. Lookups run under rcu_read_lock(); inserts and removals take
- * the bucket's lock, one of a small array shared by the buckets
- * (alloc_bucket_spinlocks()), with bottom halves off.
+ * the insert. Lookups run under RCU; inserts and removals take the
+ * bucket's lock, one of a small array shared by the buckets
+ * (alloc_bucket_spinlocks()), with bottom halves off. An untimeout() keeps
+ * them off from its lookup to its put, as rcu_read_lock_bh(), and a
+ * timeout() from its take off the free list to its insert: one section
+ * each, where there were four.
  *
  * The free list. Costello & Varghese put the hash line of their Fig. 9 just
  * above the handle line because 4.4BSD's timeout() took its callout from a
@@ -45,8 +48,10 @@
  * callout that, meanwhile, fired or was cancelled, went back to the free
  * list and was armed again for another key. Freeing after a grace period
  * (call_rcu(), as this file did) costs an RCU callback an operation and
- * defeats the free list. Instead the caches are SLAB_TYPESAFE_BY_RCU: under
- * rcu_read_lock() a pointer found in the hash always points to a struct
+ * defeats the free list. Instead the caches are SLAB_TYPESAFE_BY_RCU: in an
+ * RCU read side (untimeout()'s is rcu_read_lock_bh(), bottom halves off,
+ * which since the flavours were merged a grace period waits for too) a
+ * pointer found in the hash always points to a struct
  * callout_to (of that cache, maybe of another arming), never to freed
  * memory, and every user revalidates what it found:
  *
@@ -154,9 +159,9 @@ static spinlock_t *to_lock(u32 bucket)
 
 /*
  * Enter @to in its bucket unless its key has CALLOUT_HASH_MAX_DUPS there
- * already. Return: 0 or -ENOSPC.
+ * already; bottom halves are off. Return: 0 or -ENOSPC.
  */
-static int to_index_insert(struct callout_to *to)
+static int __to_index_insert(struct callout_to *to)
 {
 	struct hlist_nulls_head *head = &to_table[to->bucket];
 	const struct callout_key *key = &to->h.key;
@@ -164,22 +169,30 @@ static int to_index_insert(struct callout_to *to)
 	struct callout_to *t;
 	unsigned int n = 0;
 
-	spin_lock_bh(to_lock(to->bucket));
+	spin_lock(to_lock(to->bucket));
 	hlist_nulls_for_each_entry(t, pos, head, h.node)
 		if (t->h.key.arg == key->arg && t->h.key.func == key->func &&
 		    t->h.key.owner == key->owner && ++n >= CALLOUT_HASH_MAX_DUPS)
 			break;
 	if (n < CALLOUT_HASH_MAX_DUPS)
 		hlist_nulls_add_head_rcu(&to->h.node, head);
-	spin_unlock_bh(to_lock(to->bucket));
+	spin_unlock(to_lock(to->bucket));
 	return n < CALLOUT_HASH_MAX_DUPS ? 0 : -ENOSPC;
+}
+
+/* Take @to out of its bucket; bottom halves are off. */
+static void __to_index_remove(struct callout_to *to)
+{
+	spin_lock(to_lock(to->bucket));
+	hlist_nulls_del_rcu(&to->h.node);
+	spin_unlock(to_lock(to->bucket));
 }
 
 static void to_index_remove(struct callout_to *to)
 {
-	spin_lock_bh(to_lock(to->bucket));
-	hlist_nulls_del_rcu(&to->h.node);
-	spin_unlock_bh(to_lock(to->bucket));
+	local_bh_disable();
+	__to_index_remove(to);
+	local_bh_enable();
 }
 
 static int to_index_init(void)
@@ -329,8 +342,10 @@ void callout_owner_init(struct callout_owner *o,
 
 /*
  * The per-CPU front of a free list (callout_owner.pcpu): a stack of up to
- * TO_PCPU_MAX_FREE idle callouts, taken with bottom halves off, as
- * expiries put theirs from softirq, and under its local lock: on
+ * TO_PCPU_MAX_FREE idle callouts, taken with bottom halves off (by the
+ * caller: the whole of a timeout()'s take and insert, of an untimeout()'s
+ * lookup, remove and put, is one such section), as expiries put theirs
+ * from softirq, and under its local lock: on
  * PREEMPT_RT bottom halves off no longer keep out another task of the
  * same CPU (CONFIG_PREEMPT_RT_NEEDS_BH_LOCK unset, as Debian's 7.x-rt),
  * and there the local lock is a per-CPU spinlock; elsewhere it costs
@@ -343,7 +358,6 @@ static struct callout_to *to_pcpu_pop(struct callout_owner *o)
 	struct callout_to_stack *st;
 	struct callout_to *to;
 
-	local_bh_disable();
 	local_lock_nested_bh(&o->pcpu->bh_lock);
 	st = this_cpu_ptr(o->pcpu);
 	to = st->top;
@@ -352,7 +366,6 @@ static struct callout_to *to_pcpu_pop(struct callout_owner *o)
 		st->nr--;
 	}
 	local_unlock_nested_bh(&o->pcpu->bh_lock);
-	local_bh_enable();
 	return to;
 }
 
@@ -361,7 +374,6 @@ static bool to_pcpu_push(struct callout_owner *o, struct callout_to *to)
 	struct callout_to_stack *st;
 	bool keep;
 
-	local_bh_disable();
 	local_lock_nested_bh(&o->pcpu->bh_lock);
 	st = this_cpu_ptr(o->pcpu);
 	keep = st->nr < TO_PCPU_MAX_FREE;
@@ -371,16 +383,14 @@ static bool to_pcpu_push(struct callout_owner *o, struct callout_to *to)
 		st->nr++;
 	}
 	local_unlock_nested_bh(&o->pcpu->bh_lock);
-	local_bh_enable();
 	return keep;
 }
 
 /*
- * A callout of @o for a new arming: from its free list, this CPU's front
- * of it first, else from its cache with its gfp. On @o's list of all its
- * callouts until it goes back to the slab.
+ * An idle callout of @o for a new arming, from its free list (this CPU's
+ * front of it first), or NULL; bottom halves are off.
  */
-static struct callout_to *callout_to_get(struct callout_owner *o)
+static struct callout_to *__to_take_free(struct callout_owner *o)
 {
 	struct callout_to *to;
 
@@ -389,26 +399,59 @@ static struct callout_to *callout_to_get(struct callout_owner *o)
 		if (to)
 			return to;
 	}
-	spin_lock_bh(&o->lock);
+	spin_lock(&o->lock);
 	to = o->free;
 	if (to) {
 		o->free = to->next_free;
 		o->nr_free--;
 	}
-	spin_unlock_bh(&o->lock);
-	if (to)
-		return to;
+	spin_unlock(&o->lock);
+	return to;
+}
+
+/*
+ * A new callout of @o from its cache, with its gfp (bottom halves on, as
+ * that may sleep): on @o's list of all its callouts until it goes back to
+ * the slab.
+ */
+static struct callout_to *to_alloc(struct callout_owner *o)
+{
+	struct callout_to *to;
 
 	to = kmem_cache_alloc(o->cache, o->gfp | __GFP_NOWARN);
 	if (!to)
 		return NULL;
 	/* Not ->state: the constructor's, kept across reuse (see the top). */
-	callout_init(&to->c);
+	__callout_init(&to->c);
 	to->owner = o;
 	spin_lock_bh(&o->lock);
 	list_add(&to->link, &o->all);
 	spin_unlock_bh(&o->lock);
 	return to;
+}
+
+/* callout_to_put() with bottom halves off */
+static void __callout_to_put(struct callout_to *to)
+{
+	struct callout_owner *o = to->owner;
+	bool keep;
+
+	atomic_long_set(&to->state, to_word(atomic_long_read(&to->state),
+					    TO_IDLE));
+	if (o->pcpu && !READ_ONCE(o->closing) && to_pcpu_push(o, to))
+		return;
+	spin_lock(&o->lock);
+	keep = o->nr_free < o->max_free && !o->closing;
+	if (keep) {
+		to->next_free = o->free;
+		o->free = to;
+		o->nr_free++;
+	} else {
+		list_del_init(&to->link);
+	}
+	spin_unlock(&o->lock);
+	if (!keep)
+		kmem_cache_free(o->cache, to);
 }
 
 /**
@@ -423,25 +466,9 @@ static struct callout_to *callout_to_get(struct callout_owner *o)
  */
 void callout_to_put(struct callout_to *to)
 {
-	struct callout_owner *o = to->owner;
-	bool keep;
-
-	atomic_long_set(&to->state, to_word(atomic_long_read(&to->state),
-					    TO_IDLE));
-	if (o->pcpu && !READ_ONCE(o->closing) && to_pcpu_push(o, to))
-		return;
-	spin_lock_bh(&o->lock);
-	keep = o->nr_free < o->max_free && !o->closing;
-	if (keep) {
-		to->next_free = o->free;
-		o->free = to;
-		o->nr_free++;
-	} else {
-		list_del_init(&to->link);
-	}
-	spin_unlock_bh(&o->lock);
-	if (!keep)
-		kmem_cache_free(o->cache, to);
+	local_bh_disable();
+	__callout_to_put(to);
+	local_bh_enable();
 }
 
 /*
@@ -460,7 +487,7 @@ static void to_expire(void *arg)
 			if (!atomic_long_try_cmpxchg(&to->state, &s,
 						     to_word(s, TO_FIRED)))
 				continue;
-			to_index_remove(to);
+			__to_index_remove(to);
 			to->owner->ops->expire(to);
 			return;
 		case TO_CLAIMED:
@@ -471,7 +498,7 @@ static void to_expire(void *arg)
 			return;
 		case TO_ORPHAN:
 			/* untimeout() left it to us. */
-			callout_to_put(to);
+			__callout_to_put(to);
 			return;
 		default:
 			WARN_ONCE(1, "timeout %ps expires in state %lu\n",
@@ -487,9 +514,10 @@ static void to_expire(void *arg)
  * @func:	the key's func, as an opaque value
  * @arg:	the key's arg
  * @ticks:	as callout_set()
+ * @now_ns:	callout_now_ns() read by the caller, once for a batch
  *
- * The arming's due time, the clock read once + @ticks * tick_ns, is kept
- * in the callout's ->expires_ns for @o's expire op to report.
+ * The arming's due time, @now_ns + @ticks * tick_ns, is kept in the
+ * callout's ->expires_ns for @o's expire op to report.
  *
  * Context: as @o's gfp allows when its free list is empty; interrupts on
  * (the hash's bucket locks are taken with bottom halves off).
@@ -497,16 +525,22 @@ static void to_expire(void *arg)
  * pending, or callout_set()'s -ERANGE/-ENOSPC.
  */
 int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
-		   unsigned long ticks)
+		   unsigned long ticks, u64 now_ns)
 {
 	struct callout_to *to;
 	unsigned long s;
-	u64 now;
 	int ret;
 
-	to = callout_to_get(o);
-	if (!to)
-		return -ENOMEM;
+	/* One section with bottom halves off, from the take to the insert. */
+	local_bh_disable();
+	to = __to_take_free(o);
+	if (!to) {
+		local_bh_enable();
+		to = to_alloc(o);
+		if (!to)
+			return -ENOMEM;
+		local_bh_disable();
+	}
 	WRITE_ONCE(to->h.key.owner, o);
 	WRITE_ONCE(to->h.key.func, func);
 	WRITE_ONCE(to->h.key.arg, arg);
@@ -517,13 +551,13 @@ int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
 	atomic_long_set(&to->state, s);
 	/* The key before the ->next pointers the insert writes (see the top). */
 	smp_wmb();
-	ret = to_index_insert(to);
+	ret = __to_index_insert(to);
+	local_bh_enable();
 	if (ret)
 		goto put;
 	/* One clock read for the due time and the arming, as callout_set(). */
-	now = callout_now_ns();
-	to->expires_ns = now + (u64)ticks * callout_tick_ns_param;
-	ret = callout_set_ticks_from(&to->c, now, ticks, to_expire, to);
+	to->expires_ns = now_ns + (u64)ticks * callout_tick_ns_param;
+	ret = callout_set_ticks_from(&to->c, now_ns, ticks, to_expire, to);
 	if (ret < 0) {
 		/* Never pending: no expiry, and untimeout() skips TO_ARMING. */
 		to_index_remove(to);
@@ -547,8 +581,8 @@ static bool has_key(const struct callout_hashed *h,
 }
 
 /*
- * Claim one pending arming of @key, under rcu_read_lock(). Return: the
- * callout, now TO_CLAIMED, or NULL if none is pending.
+ * Claim one pending arming of @key, under RCU. Return: the callout, now
+ * TO_CLAIMED, or NULL if none is pending.
  */
 static struct callout_to *to_claim(const struct callout_key *key)
 {
@@ -587,23 +621,31 @@ int callout_to_cancel(struct callout_owner *o, u64 func, u64 arg)
 	struct callout_to *to;
 	unsigned long s;
 
-	rcu_read_lock();
-	to = to_claim(&key);
-	rcu_read_unlock();
-	if (!to)
-		return 0;
-	to_index_remove(to);
-	if (callout_unset(&to->c)) {
-		callout_to_put(to);
-		return 1;
-	}
 	/*
-	 * Its expiry has started: to_expire() will find the claim. Whichever
-	 * of us sees the other's mark puts it.
+	 * One section with bottom halves off, which is an RCU read side,
+	 * from the lookup to the put: the bucket lock and this CPU's free
+	 * list want them off too.
 	 */
-	s = to_word(atomic_long_read(&to->state), TO_CLAIMED);
-	if (!atomic_long_try_cmpxchg(&to->state, &s, to_word(s, TO_ORPHAN)))
-		callout_to_put(to);
+	rcu_read_lock_bh();
+	to = to_claim(&key);
+	if (!to) {
+		rcu_read_unlock_bh();
+		return 0;
+	}
+	__to_index_remove(to);
+	if (callout_unset(&to->c)) {
+		__callout_to_put(to);
+	} else {
+		/*
+		 * Its expiry has started: to_expire() will find the claim.
+		 * Whichever of us sees the other's mark puts it.
+		 */
+		s = to_word(atomic_long_read(&to->state), TO_CLAIMED);
+		if (!atomic_long_try_cmpxchg(&to->state, &s,
+					     to_word(s, TO_ORPHAN)))
+			__callout_to_put(to);
+	}
+	rcu_read_unlock_bh();
 	return 1;
 }
 
@@ -775,7 +817,7 @@ int callout_timeout(callout_func_t func, void *arg, unsigned long ticks)
 		return -EINVAL;
 	this_cpu_inc(callout_op_counts.timeout);
 	return callout_to_arm(&callout_kernel_owner, (uintptr_t)func,
-			      (uintptr_t)arg, ticks);
+			      (uintptr_t)arg, ticks, callout_now_ns());
 }
 EXPORT_SYMBOL_NS_GPL(callout_timeout, CALLOUT_NS);
 

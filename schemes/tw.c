@@ -171,66 +171,6 @@ void tw_destroy(struct tw_wheel *w)
 }
 EXPORT_SYMBOL_NS_GPL(tw_destroy, CALLOUT_TW_NS);
 
-/**
- * tw_insert() - START_TIMER: link @e, due at tick @expires
- * @w:		the wheel
- * @e:		an entry that is not pending
- * @expires:	absolute tick; at or before w->now means "at the next tick"
- *
- * While a pass is in progress (tw.h, "Budgets"), an entry due by its target
- * goes onto w->due, which the next tw_advance() hands out first: the scheme
- * may already have passed the place it would file it at.
- *
- * Return: 0, -EBUSY if @e is pending, or the scheme's -ERANGE/-ENOSPC.
- */
-int tw_insert(struct tw_wheel *w, struct tw_entry *e, u64 expires)
-{
-	int ret;
-
-	if (WARN_ON_ONCE(tw_pending(e)))
-		return -EBUSY;
-	/* Late over early: what is already due fires on the next advance. */
-	e->expires = expires > w->now ? expires : w->now + 1;
-	if (e->expires <= w->target) {
-		list_add_tail(&e->list, &w->due);
-		e->flags |= TW_DUE;
-		w->nr_due++;
-	} else {
-		ret = w->ops->insert(w, e);
-		if (ret)
-			return ret;
-	}
-	e->flags |= TW_PENDING;
-	w->nr_pending++;
-	w->stats.inserted++;
-	return 0;
-}
-EXPORT_SYMBOL_NS_GPL(tw_insert, CALLOUT_TW_NS);
-
-/**
- * tw_remove() - STOP_TIMER: unlink @e if it is pending
- * @w:	the wheel @e was inserted into
- * @e:	the entry
- *
- * Return: true if @e was pending and is now removed, false (a no-op) if not.
- */
-bool tw_remove(struct tw_wheel *w, struct tw_entry *e)
-{
-	if (!tw_pending(e))
-		return false;
-	if (e->flags & TW_DUE) {
-		list_del_init(&e->list);
-		e->flags &= ~TW_DUE;
-		w->nr_due--;
-	} else {
-		w->ops->remove(w, e);
-	}
-	e->flags &= ~TW_PENDING;
-	w->nr_pending--;
-	return true;
-}
-EXPORT_SYMBOL_NS_GPL(tw_remove, CALLOUT_TW_NS);
-
 /* Hand out what was inserted due during the pass, one budget unit each. */
 static void tw_take_due(struct tw_wheel *w, struct list_head *due,
 			u64 *budget)

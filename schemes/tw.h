@@ -68,6 +68,7 @@
 #include <linux/bug.h>
 #include <linux/callout.h>	/* struct tw_entry */
 #include <linux/errno.h>
+#include <linux/indirect_call_wrapper.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/slab.h>
@@ -271,8 +272,6 @@ int tw_geometry_check(const struct tw_ops *ops, const struct tw_geometry *geo,
 int tw_init(struct tw_wheel *w, const struct tw_ops *ops,
 	    const struct tw_geometry *geo, u64 now);
 void tw_destroy(struct tw_wheel *w);
-int tw_insert(struct tw_wheel *w, struct tw_entry *e, u64 expires);
-bool tw_remove(struct tw_wheel *w, struct tw_entry *e);
 u64 tw_advance(struct tw_wheel *w, u64 now, struct list_head *expired,
 	       u64 budget);
 bool tw_drain(struct tw_wheel *w, struct list_head *out, u64 budget);
@@ -310,6 +309,80 @@ static inline void tw_entry_init(struct tw_entry *e)
 static inline bool tw_pending(const struct tw_entry *e)
 {
 	return e->flags & TW_PENDING;
+}
+
+/*
+ * START_TIMER and STOP_TIMER sit on every set and cancel: inline, and the
+ * facility's two schemes, Scheme 6 (the default) and Scheme 7, are called
+ * directly (INDIRECT_CALL_2()), where a call through the ops is a
+ * retpoline on most kernels. The comparison schemes are called through
+ * the ops: in a comparison of schemes each of them pays that much more per
+ * insert and remove (Documentation/benchmarks.rst).
+ */
+int tw_hashed_insert(struct tw_wheel *w, struct tw_entry *e);
+void tw_hashed_remove(struct tw_wheel *w, struct tw_entry *e);
+int tw_hier_insert(struct tw_wheel *w, struct tw_entry *e);
+void tw_hier_remove(struct tw_wheel *w, struct tw_entry *e);
+
+/**
+ * tw_insert() - START_TIMER: link @e, due at tick @expires
+ * @w:		the wheel
+ * @e:		an entry that is not pending
+ * @expires:	absolute tick; at or before w->now means "at the next tick"
+ *
+ * While a pass is in progress (tw.h, "Budgets"), an entry due by its target
+ * goes onto w->due, which the next tw_advance() hands out first: the scheme
+ * may already have passed the place it would file it at.
+ *
+ * Return: 0, -EBUSY if @e is pending, or the scheme's -ERANGE/-ENOSPC.
+ */
+static inline int tw_insert(struct tw_wheel *w, struct tw_entry *e,
+			    u64 expires)
+{
+	int ret;
+
+	if (WARN_ON_ONCE(tw_pending(e)))
+		return -EBUSY;
+	/* Late over early: what is already due fires on the next advance. */
+	e->expires = expires > w->now ? expires : w->now + 1;
+	if (e->expires <= w->target) {
+		list_add_tail(&e->list, &w->due);
+		e->flags |= TW_DUE;
+		w->nr_due++;
+	} else {
+		ret = INDIRECT_CALL_2(w->ops->insert, tw_hashed_insert,
+				      tw_hier_insert, w, e);
+		if (ret)
+			return ret;
+	}
+	e->flags |= TW_PENDING;
+	w->nr_pending++;
+	w->stats.inserted++;
+	return 0;
+}
+
+/**
+ * tw_remove() - STOP_TIMER: unlink @e if it is pending
+ * @w:	the wheel @e was inserted into
+ * @e:	the entry
+ *
+ * Return: true if @e was pending and is now removed, false (a no-op) if not.
+ */
+static inline bool tw_remove(struct tw_wheel *w, struct tw_entry *e)
+{
+	if (!tw_pending(e))
+		return false;
+	if (e->flags & TW_DUE) {
+		list_del_init(&e->list);
+		e->flags &= ~TW_DUE;
+		w->nr_due--;
+	} else {
+		INDIRECT_CALL_2(w->ops->remove, tw_hashed_remove,
+				tw_hier_remove, w, e);
+	}
+	e->flags &= ~TW_PENDING;
+	w->nr_pending--;
+	return true;
 }
 
 /* For the ops: record one list walk of @len elements. */

@@ -76,7 +76,14 @@ static int hashed_init(struct tw_wheel *w)
 	return tw_ring_init(w, false);
 }
 
-static int hashed_insert(struct tw_wheel *w, struct tw_entry *e)
+/**
+ * tw_hashed_insert() - Scheme 6's insert op, called directly by tw_insert()
+ * @w:	the wheel
+ * @e:	the entry, with its due tick in @e->expires
+ *
+ * Return: 0; the ring takes any tick.
+ */
+int tw_hashed_insert(struct tw_wheel *w, struct tw_entry *e)
 {
 	struct tw_ring *hw = w->priv;
 	u32 idx = tw_ring_calc_slot(hw, e->expires);
@@ -87,6 +94,18 @@ static int hashed_insert(struct tw_wheel *w, struct tw_entry *e)
 	tw_slots_enqueue(&hw->slots, e, idx);
 	return 0;
 }
+EXPORT_SYMBOL_NS_GPL(tw_hashed_insert, CALLOUT_TW_NS);
+
+/**
+ * tw_hashed_remove() - Scheme 6's remove op, called directly by tw_remove()
+ * @w:	the wheel
+ * @e:	an entry the scheme holds
+ */
+void tw_hashed_remove(struct tw_wheel *w, struct tw_entry *e)
+{
+	tw_ring_remove(w, e);
+}
+EXPORT_SYMBOL_NS_GPL(tw_hashed_remove, CALLOUT_TW_NS);
 
 /* In its slot, and not before the slot's hint. */
 static bool hashed_placed(struct tw_wheel *w, const struct tw_entry *e,
@@ -111,8 +130,8 @@ const struct tw_ops tw_hashed_ops = {
 	.geometry	= TW_RING_GEOMETRY,
 	.init		= hashed_init,
 	.destroy	= tw_ring_destroy,
-	.insert		= hashed_insert,
-	.remove		= tw_ring_remove,
+	.insert		= tw_hashed_insert,
+	.remove		= tw_hashed_remove,
 	.advance	= tw_ring_advance,
 	.next		= tw_ring_next,
 	.check		= hashed_check,

@@ -227,23 +227,36 @@ static void hier_destroy(struct tw_wheel *w)
 	kfree(hw);
 }
 
-/*
+/**
+ * tw_hier_insert() - Scheme 7's insert op, called directly by tw_insert()
+ * @w:	the wheel
+ * @e:	the entry, with its due tick in @e->expires
+ *
  * Filed as seen from w->target: the tick the pass in progress goes to, or
  * w->now when there is none. @e is due after it (tw_insert() keeps what is
  * due by it on w->due), and the pass leaves a slot so filed where it is.
+ *
+ * Return: 0.
  */
-static int hier_insert(struct tw_wheel *w, struct tw_entry *e)
+int tw_hier_insert(struct tw_wheel *w, struct tw_entry *e)
 {
 	enqueue(w->priv, e, w->target);
 	return 0;
 }
+EXPORT_SYMBOL_NS_GPL(tw_hier_insert, CALLOUT_TW_NS);
 
-static void hier_remove(struct tw_wheel *w, struct tw_entry *e)
+/**
+ * tw_hier_remove() - Scheme 7's remove op, called directly by tw_remove()
+ * @w:	the wheel
+ * @e:	an entry the scheme holds
+ */
+void tw_hier_remove(struct tw_wheel *w, struct tw_entry *e)
 {
 	struct hier_wheel *hw = w->priv;
 
 	tw_slots_detach(&hw->slots, e);
 }
+EXPORT_SYMBOL_NS_GPL(tw_hier_remove, CALLOUT_TW_NS);
 
 /*
  * Visit slot @idx of level @lvl for the pass to @now: collect what is due,
@@ -416,8 +429,8 @@ const struct tw_ops tw_hierarchical_ops = {
 	.check_geometry	= hier_check_geometry,
 	.init		= hier_init,
 	.destroy	= hier_destroy,
-	.insert		= hier_insert,
-	.remove		= hier_remove,
+	.insert		= tw_hier_insert,
+	.remove		= tw_hier_remove,
 	.advance	= hier_advance,
 	.next		= hier_next,
 	.check		= hier_check,

@@ -55,6 +55,7 @@ PROGRESS_TAG=deps
 base_pkgs=(qemu-system-x86 busybox-static cpio sparse xz-utils kmod rsync
 	   linux-headers-amd64 clang make gcc libc6-dev
 	   valgrind gnuplot-nox shellcheck dkms python3-docutils
+	   liburing-dev # callout-bench's io_uring peer (static liburing.a)
 	   flex bison libelf-dev bc libssl-dev) # the last five: debug-kernel.sh
 
 # What we take from linux-source. Changing this list, or the source's

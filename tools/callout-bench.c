@@ -2,7 +2,8 @@
 /*
  * callout-bench - /dev/callout against what user space has instead.
  *
- * Usage: callout-bench TEST [-n N] [-r REPS] [-s SECONDS] [-m MIN_MS] [-M MAX_MS]
+ * Usage: callout-bench TEST [-n N] [-r REPS] [-b BATCH] [-t BUDGET_MS]
+ *                           [-s SECONDS] [-m MIN_MS] [-M MAX_MS]
  *
  * Each run prints one line of key=value pairs (times in ns) that
  * scripts/bench.sh collects. The pair tests keep N of their own pending at
@@ -10,21 +11,43 @@
  * REPS times (default 20000) in batches of BATCH_REPS (about a millisecond,
  * shorter than a host scheduler slice): a figure is the mean of the fastest
  * batch (a batch the vCPU lost its CPU in is slower, never faster), with the
- * mean of all beside it (key_mean_ns):
+ * mean of all beside it (key_mean_ns). The first batch is one operation;
+ * where the fastest so far says BATCH_REPS would take over 4 ms, a batch
+ * is as many as take about 1 ms (at least one), and each timed loop stops
+ * after 2 batches once the operations done would have taken BUDGET_MS
+ * (default 500) at the fastest batch's pace, saying how many it timed
+ * (key_ops) when that was fewer than REPS. The re-arm
+ * tests also re-arm a uniformly chosen one of the N (rearm_random_ns; the
+ * same choices, from the same seed, in every series) at a new time in
+ * their window, in batches of at least 64 (what one costs depends on
+ * which it is).
  *
  *   floor    CALLOUT_IOC_INFO: the cost of an ioctl on /dev/callout
  *   set      CALLOUT_IOC_SET + CALLOUT_IOC_UNSET (pair_ns); with N >= 100000
  *            also the kernel memory each pending callout costs (Slab: of
  *            /proc/meminfo; not the handle table, which takes pages)
- *   reset    CALLOUT_IOC_RESET of one pending callout (rearm_ns)
+ *   reset    CALLOUT_IOC_RESET of one pending callout (rearm_ns), and of a
+ *            random one of the N (rearm_random_ns)
+ *   submit   CALLOUT_IOC_SUBMIT in batches of BATCH (default 1): BATCH SETs
+ *            then BATCH UNSETs of their handles (pair_ns, per pair), BATCH
+ *            RESETs of the BATCH newest (rearm_ns, per RESET) and of random
+ *            ones of the N (rearm_random_ns)
  *   timeout  CALLOUT_IOC_TIMEOUT + CALLOUT_IOC_UNTIMEOUT (pair_ns)
  *   timerfd  timerfd_settime arm + disarm (pair_ns) and re-arm (rearm_ns),
  *            N armed timerfds
  *   posix    timer_settime arm + disarm and re-arm, N POSIX timers
+ *   iouring  io_uring timeouts (liburing), BATCH (default 1, at most 128) a
+ *            submission, N of their own outstanding on the ring: BATCH
+ *            IORING_OP_TIMEOUTs then BATCH IORING_OP_TIMEOUT_REMOVEs
+ *            (pair_ns), BATCH IORING_TIMEOUT_UPDATEs of the BATCH newest
+ *            (rearm_ns) and of random ones of the N (rearm_random_ns)
  *   late     N one-shots with random timeouts of MIN_MS..MAX_MS (default
  *            10..300) through /dev/callout, then the same through N
  *            timerfds: lateness p50/p99/max and early count of each (callout:
- *            fired_ns from the event and the time read() returned it)
+ *            fired_ns from the event and the time read() returned it).
+ *            With -b BATCH, only the callouts, set through
+ *            CALLOUT_IOC_SUBMIT BATCH at a time (submit_*; submit_user_early:
+ *            fired before the timeout counted from just before the call)
  *   idle     SECONDS (default 5) with nothing pending, then with one callout
  *            an hour ahead: runs of callout's tick per second (debugfs
  *            ticks_run) and its hrtimer expiries per second (the
@@ -70,6 +93,7 @@
 #include <unistd.h>
 
 #include <linux/callout.h>
+#include <liburing.h>
 
 #define NS	1000000000ULL
 #define NR_TIMES 1024
@@ -79,6 +103,7 @@
 typedef unsigned long long u64;
 
 static u64 n = 1000, reps = 20000, seconds = 5, min_ms = 10, max_ms = 300;
+static u64 budget_ms = 500, batch;	/* -b: 0 unless given */
 static u64 pend_ns[NR_TIMES], restart_ns[NR_TIMES];
 static const char *test;
 
@@ -89,6 +114,9 @@ static u64 now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * NS + ts.tv_nsec;
 }
+
+/* The exit status when a peer is not in this kernel (kselftest's skip) */
+#define EXIT_NO_PEER	4
 
 static void die(const char *fmt, ...)
 {
@@ -139,48 +167,171 @@ static u64 pend_time(u64 i)
 	return pend_ns[(i * 7919) % NR_TIMES];
 }
 
+/*
+ * The random re-arms (rearm_random_ns): which of the N resident timers
+ * each one re-arms, drawn uniformly by xorshift64* (a few ns; its cost is
+ * in the figure) from the same seed in every series, so that every series
+ * re-arms the same timers in the same order. The new time is pend_ns[r]:
+ * the one re-armed stays in the window the N were set in.
+ */
+static u64 rng_state;
+
+static void rng_seed(void)
+{
+	rng_state = 0x9e3779b97f4a7c15ULL;
+}
+
+static u64 rng_index(u64 bound)
+{
+	u64 x = rng_state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	rng_state = x;
+	return (u64)(((__uint128_t)(x * 0x2545f4914f6cdd1dULL) * bound) >> 64);
+}
+
 static void print_ns(const char *key, u64 total, u64 count)
 {
 	printf(" %s=%.1f", key, count ? (double)total / count : 0.0);
 }
 
-/* A timed loop in @batches batches of @per repetitions. */
+/*
+ * A timed loop: @units units of @k operations each (a unit is one call
+ * for the batched tests: a submission of k operations), in batches of
+ * @min_per to @max_per units. The first batch is @min_per units (one,
+ * but for the random re-arms); from then on a batch is @max_per units
+ * unless the fastest unit so far says that would take more than
+ * BATCH_NS_MAX, and then as many as take about BATCH_NS (at least
+ * @min_per: an io_uring pair at N = 100000 takes milliseconds). The loop
+ * stops after @units units, or after MIN_BATCHES batches once those done
+ * would have taken budget_ms at the fastest batch's pace: a bound in time,
+ * not in count, so that a slow peer cannot stretch the run.
+ */
 struct timing {
-	u64 per, batches, best, total, start;
+	u64 k, min_per, max_per, per, units, done, batches, total, start;
+	double best;			/* ns per operation, fastest batch */
 };
+
+#define BATCH_NS	1000000ULL
+#define BATCH_NS_MAX	4000000ULL
+#define MIN_BATCHES	2
+#define RANDOM_OPS	64		/* the least a random re-arm batch */
 
 static u64 batch_reps(void)
 {
 	return reps < BATCH_REPS ? reps : BATCH_REPS;
 }
 
+/* @k operations a unit; reps operations in all (whole units). */
+static void timing_init_k(struct timing *t, u64 k)
+{
+	t->k = k;
+	if (k == 1) {
+		t->max_per = batch_reps();
+		t->units = reps / t->max_per * t->max_per;
+	} else {
+		t->max_per = BATCH_REPS / k ? BATCH_REPS / k : 1;
+		t->units = reps / k ? reps / k : 1;
+	}
+	t->min_per = 1;
+	t->per = 1;
+	t->done = 0;
+	t->batches = 0;
+	t->total = 0;
+	t->best = -1;
+}
+
 static void timing_init(struct timing *t)
 {
-	t->per = batch_reps();
-	t->batches = reps / t->per;
-	t->best = ~0ULL;
-	t->total = 0;
+	timing_init_k(t, 1);
 }
 
-static void batch_begin(struct timing *t)
+/*
+ * The random re-arms: what one costs depends on which timer it is (where
+ * it lies in a list or a hash chain), so a batch is never shorter than
+ * RANDOM_OPS operations: its mean is over that many random choices at
+ * least, never one lucky one.
+ */
+static void timing_init_random(struct timing *t, u64 k)
 {
-	t->start = now_ns();
+	timing_init_k(t, k);
+	t->min_per = (RANDOM_OPS + k - 1) / k;
+	if (t->min_per > t->max_per)
+		t->max_per = t->min_per;
+	t->per = t->min_per;
 }
 
-static void batch_end(struct timing *t)
+/*
+ * Whether to run another batch: not once the operations done would have
+ * taken budget_ms at the fastest batch's pace. That bounds a slow peer by
+ * its own cost, where the wall clock would also cut the cheap series
+ * short whenever the host is busy (and leave their fastest batch fewer
+ * batches to be found among).
+ */
+static int timing_more(struct timing *t)
+{
+	return t->done < t->units &&
+	       (t->batches < MIN_BATCHES ||
+		t->best * t->done * t->k < budget_ms * 1e6);
+}
+
+/* Start a batch: the number of units to run in it. */
+static u64 batch_begin(struct timing *t)
+{
+	u64 left = t->units - t->done;
+
+	t->start = now_ns();
+	return t->per < left ? t->per : left;
+}
+
+/* End a batch of @m units. */
+static void batch_end(struct timing *t, u64 m)
 {
 	u64 ns = now_ns() - t->start;
+	double op = (double)ns / (m * t->k), unit;
 
-	t->best = ns < t->best ? ns : t->best;
+	if (t->best < 0 || op < t->best)
+		t->best = op;
 	t->total += ns;
+	t->done += m;
+	t->batches++;
+	unit = t->best * t->k;
+	t->per = t->max_per;
+	if (unit * t->max_per > BATCH_NS_MAX)
+		t->per = unit < BATCH_NS ? (u64)(BATCH_NS / unit) : 1;
+	if (t->per < t->min_per)
+		t->per = t->min_per;
 }
 
-/* "key=" the fastest batch's mean, "mean_key=" the mean of all. */
-static void print_timing(const char *key, const char *mean_key,
-			 const struct timing *t)
+/*
+ * "STEM_ns=" the fastest batch's mean, "STEM_mean_ns=" the mean of all, and
+ * "STEM_ops=" the operations timed when the time budget cut the loop short.
+ */
+static void print_timing(const char *stem, const struct timing *t)
 {
-	print_ns(key, t->best, t->per);
-	print_ns(mean_key, t->total, t->per * t->batches);
+	printf(" %s_ns=%.1f %s_mean_ns=%.1f", stem, t->best < 0 ? 0.0 : t->best,
+	       stem, t->done ? (double)t->total / (t->done * t->k) : 0.0);
+	if (t->done < t->units)
+		printf(" %s_ops=%llu", stem, t->done * t->k);
+}
+
+/*
+ * The figures of a test with pair, re-arm and random re-arm loops (the
+ * last only with N resident timers to choose from) and its setup's per
+ * timer, ending its line.
+ */
+static void print_rearm_figures(const struct timing *pair,
+				const struct timing *rearm,
+				const struct timing *rnd, u64 setup)
+{
+	print_timing("pair", pair);
+	print_timing("rearm", rearm);
+	if (n)
+		print_timing("rearm_random", rnd);
+	print_ns("setup_ns", setup, n);
+	printf("\n");
 }
 
 static void head(const char *iface)
@@ -229,33 +380,36 @@ static void run_floor(void)
 	struct callout_info info;
 	int fd = open_dev();
 	struct timing t;
-	u64 b, i;
+	u64 i, m;
 
 	timing_init(&t);
-	for (b = 0; b < t.batches; b++) {
-		batch_begin(&t);
-		for (i = 0; i < t.per; i++)
+	while (timing_more(&t)) {
+		m = batch_begin(&t);
+		for (i = 0; i < m; i++)
 			if (ioctl(fd, CALLOUT_IOC_INFO, &info))
 				die("CALLOUT_IOC_INFO");
-		batch_end(&t);
+		batch_end(&t, m);
 	}
 	head("ioctl_info");
-	print_timing("op_ns", "op_mean_ns", &t);
+	print_timing("op", &t);
 	printf("\n");
 	close(fd);
 }
 
-/* set and reset: N pending through handles. */
+/*
+ * set and reset: N pending through handles; reset re-arms the newest
+ * (rearm_ns), then a uniformly chosen one of the N (rearm_random_ns).
+ */
 static void run_set(int reset)
 {
 	long slab0 = meminfo_kb("Slab"), slab1;
 	int fd = open_dev();
-	u64 i, b, r, t0, h, setup;
-	struct timing t;
+	u64 i, m, r, t0, h, setup, *handles = xcalloc(n, sizeof(*handles));
+	struct timing t, rnd;
 
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
-		set_one(fd, pend_time(i));
+		handles[i] = set_one(fd, pend_time(i));
 	setup = now_ns() - t0;
 	slab1 = meminfo_kb("Slab");
 
@@ -263,30 +417,44 @@ static void run_set(int reset)
 		struct callout_reset rs = { .handle = set_one(fd, restart_ns[0]) };
 
 		timing_init(&t);
-		for (b = 0, r = 0; b < t.batches; b++) {
-			batch_begin(&t);
-			for (i = 0; i < t.per; i++, r++) {
+		for (r = 0; timing_more(&t);) {
+			m = batch_begin(&t);
+			for (i = 0; i < m; i++, r++) {
 				rs.timeout_ns = restart_ns[r % NR_TIMES];
 				if (ioctl(fd, CALLOUT_IOC_RESET, &rs))
 					die("CALLOUT_IOC_RESET");
 			}
-			batch_end(&t);
+			batch_end(&t, m);
+		}
+		timing_init_random(&rnd, 1);
+		rng_seed();
+		for (r = 0; n && timing_more(&rnd);) {
+			m = batch_begin(&rnd);
+			for (i = 0; i < m; i++, r++) {
+				rs.handle = handles[rng_index(n)];
+				rs.timeout_ns = pend_ns[r % NR_TIMES];
+				if (ioctl(fd, CALLOUT_IOC_RESET, &rs))
+					die("CALLOUT_IOC_RESET");
+			}
+			batch_end(&rnd, m);
 		}
 		head("callout_reset");
-		print_timing("rearm_ns", "rearm_mean_ns", &t);
+		print_timing("rearm", &t);
+		if (n)
+			print_timing("rearm_random", &rnd);
 	} else {
 		timing_init(&t);
-		for (b = 0, r = 0; b < t.batches; b++) {
-			batch_begin(&t);
-			for (i = 0; i < t.per; i++, r++) {
+		for (r = 0; timing_more(&t);) {
+			m = batch_begin(&t);
+			for (i = 0; i < m; i++, r++) {
 				h = set_one(fd, restart_ns[r % NR_TIMES]);
 				if (ioctl(fd, CALLOUT_IOC_UNSET, &h))
 					die("CALLOUT_IOC_UNSET");
 			}
-			batch_end(&t);
+			batch_end(&t, m);
 		}
 		head("callout_set");
-		print_timing("pair_ns", "pair_mean_ns", &t);
+		print_timing("pair", &t);
 	}
 	print_ns("setup_ns", setup, n);
 	if (!reset && n >= 100000 && slab0 >= 0 && slab1 >= 0)
@@ -294,6 +462,7 @@ static void run_set(int reset)
 		       (slab1 - slab0) * 1024.0 / n);
 	printf("\n");
 	close(fd);	/* cancels and frees all of them */
+	free(handles);
 }
 
 static void run_timeout(void)
@@ -302,7 +471,7 @@ static void run_timeout(void)
 	struct callout_timeout to = { .func = 1 };
 	struct callout_untimeout un = { .func = 1 };
 	int fd = open_dev();
-	u64 i, b, r, t0, setup;
+	u64 i, m, r, t0, setup;
 	struct timing t;
 
 	if (ioctl(fd, CALLOUT_IOC_INFO, &info))
@@ -318,22 +487,138 @@ static void run_timeout(void)
 	to.arg = n + 1;
 	un.arg = n + 1;
 	timing_init(&t);
-	for (b = 0, r = 0; b < t.batches; b++) {
-		batch_begin(&t);
-		for (i = 0; i < t.per; i++, r++) {
+	for (r = 0; timing_more(&t);) {
+		m = batch_begin(&t);
+		for (i = 0; i < m; i++, r++) {
 			to.ticks = restart_ns[r % NR_TIMES] / info.tick_ns;
 			if (ioctl(fd, CALLOUT_IOC_TIMEOUT, &to))
 				die("CALLOUT_IOC_TIMEOUT");
 			if (ioctl(fd, CALLOUT_IOC_UNTIMEOUT, &un))
 				die("CALLOUT_IOC_UNTIMEOUT");
 		}
-		batch_end(&t);
+		batch_end(&t, m);
 	}
 	head("callout_timeout");
-	print_timing("pair_ns", "pair_mean_ns", &t);
+	print_timing("pair", &t);
 	print_ns("setup_ns", setup, n);
 	printf("\n");
 	close(fd);
+}
+
+/*
+ * CALLOUT_IOC_SUBMIT of @nr operations; every one must be carried out and
+ * succeed (the results are checked in the timed loops too: a program that
+ * batches must look at them).
+ */
+static void submit(int fd, struct callout_op *ops, u64 nr)
+{
+	struct callout_submit s = { .ops = (uintptr_t)ops, .nr = nr };
+	u64 i;
+
+	if (ioctl(fd, CALLOUT_IOC_SUBMIT, &s))
+		die("CALLOUT_IOC_SUBMIT of %llu (%u done)", nr, s.done);
+	if (s.done != nr) {
+		errno = 0;
+		die("CALLOUT_IOC_SUBMIT: %u of %llu done", s.done, nr);
+	}
+	for (i = 0; i < nr; i++) {
+		if (ops[i].result) {
+			errno = -ops[i].result;
+			die("CALLOUT_IOC_SUBMIT: operation %llu (op %u)", i,
+			    ops[i].op);
+		}
+	}
+}
+
+/*
+ * submit: the same through CALLOUT_IOC_SUBMIT in batches of K (-b):
+ * the N set K at a time; pair_ns, a batch of K SETs then a batch of K
+ * UNSETs of the handles they returned, per pair; rearm_ns, a batch of K
+ * RESETs of the K newest callouts (set after the N), per RESET;
+ * rearm_random_ns, a batch of K RESETs each of a uniformly chosen one of
+ * the N.
+ */
+static void run_submit(void)
+{
+	struct callout_op *set = xcalloc(batch, sizeof(*set));
+	struct callout_op *un = xcalloc(batch, sizeof(*un));
+	struct callout_op *rs = xcalloc(batch, sizeof(*rs));
+	u64 *handles = xcalloc(n, sizeof(*handles)), *newest;
+	u64 i, j, m, k = batch, r, t0, setup;
+	struct timing pair, rearm, rnd;
+	int fd = open_dev();
+	char iface[64];
+
+	newest = xcalloc(batch, sizeof(*newest));
+	for (j = 0; j < batch; j++) {
+		set[j].op = CALLOUT_OP_SET;
+		un[j].op = CALLOUT_OP_UNSET;
+		rs[j].op = CALLOUT_OP_RESET;
+	}
+	t0 = now_ns();
+	for (i = 0; i < n; i += k) {
+		k = n - i < batch ? n - i : batch;
+		for (j = 0; j < k; j++)
+			set[j].timeout = pend_time(i + j);
+		submit(fd, set, k);
+		for (j = 0; j < k; j++)
+			handles[i + j] = set[j].handle;
+	}
+	setup = now_ns() - t0;
+	for (j = 0; j < batch; j++)
+		set[j].timeout = restart_ns[j % NR_TIMES];
+	submit(fd, set, batch);
+	for (j = 0; j < batch; j++)
+		newest[j] = set[j].handle;
+
+	timing_init_k(&pair, batch);
+	for (r = 0; timing_more(&pair);) {
+		m = batch_begin(&pair);
+		for (i = 0; i < m; i++) {
+			for (j = 0; j < batch; j++, r++)
+				set[j].timeout = restart_ns[r % NR_TIMES];
+			submit(fd, set, batch);
+			for (j = 0; j < batch; j++)
+				un[j].handle = set[j].handle;
+			submit(fd, un, batch);
+		}
+		batch_end(&pair, m);
+	}
+	timing_init_k(&rearm, batch);
+	for (r = 0; timing_more(&rearm);) {
+		m = batch_begin(&rearm);
+		for (i = 0; i < m; i++) {
+			for (j = 0; j < batch; j++, r++) {
+				rs[j].handle = newest[j];
+				rs[j].timeout = restart_ns[r % NR_TIMES];
+			}
+			submit(fd, rs, batch);
+		}
+		batch_end(&rearm, m);
+	}
+	timing_init_random(&rnd, batch);
+	rng_seed();
+	for (r = 0; n && timing_more(&rnd);) {
+		m = batch_begin(&rnd);
+		for (i = 0; i < m; i++) {
+			for (j = 0; j < batch; j++, r++) {
+				rs[j].handle = handles[rng_index(n)];
+				rs[j].timeout = pend_ns[r % NR_TIMES];
+			}
+			submit(fd, rs, batch);
+		}
+		batch_end(&rnd, m);
+	}
+	snprintf(iface, sizeof(iface), "callout_submit_%llu", batch);
+	printf("test=%s iface=%s n=%llu reps=%llu", test, iface, n,
+	       pair.units * batch);
+	print_rearm_figures(&pair, &rearm, &rnd, setup);
+	close(fd);
+	free(set);
+	free(un);
+	free(rs);
+	free(handles);
+	free(newest);
 }
 
 static struct itimerspec its_of(u64 ns)
@@ -360,8 +645,8 @@ static void run_timerfd(void)
 {
 	static const struct itimerspec off;
 	struct itimerspec its;
-	struct timing pair, rearm;
-	u64 i, b, r, t0, setup;
+	struct timing pair, rearm, rnd;
+	u64 i, m, r, t0, setup;
 	int *fds, extra;
 
 	raise_limit(RLIMIT_NOFILE, n + 64);
@@ -381,30 +666,38 @@ static void run_timerfd(void)
 		die("timerfd_create");
 	timing_init(&pair);
 	timing_init(&rearm);
-	for (b = 0, r = 0; b < pair.batches; b++) {
-		batch_begin(&pair);
-		for (i = 0; i < pair.per; i++, r++) {
+	for (r = 0; timing_more(&pair);) {
+		m = batch_begin(&pair);
+		for (i = 0; i < m; i++, r++) {
 			its = its_of(restart_ns[r % NR_TIMES]);
 			if (timerfd_settime(extra, 0, &its, NULL) ||
 			    timerfd_settime(extra, 0, &off, NULL))
 				die("timerfd_settime");
 		}
-		batch_end(&pair);
+		batch_end(&pair, m);
 	}
-	for (b = 0, r = 0; b < rearm.batches; b++) {
-		batch_begin(&rearm);
-		for (i = 0; i < rearm.per; i++, r++) {
+	for (r = 0; timing_more(&rearm);) {
+		m = batch_begin(&rearm);
+		for (i = 0; i < m; i++, r++) {
 			its = its_of(restart_ns[r % NR_TIMES]);
 			if (timerfd_settime(extra, 0, &its, NULL))
 				die("timerfd_settime");
 		}
-		batch_end(&rearm);
+		batch_end(&rearm, m);
+	}
+	timing_init_random(&rnd, 1);
+	rng_seed();
+	for (r = 0; n && timing_more(&rnd);) {
+		m = batch_begin(&rnd);
+		for (i = 0; i < m; i++, r++) {
+			its = its_of(pend_ns[r % NR_TIMES]);
+			if (timerfd_settime(fds[rng_index(n)], 0, &its, NULL))
+				die("timerfd_settime");
+		}
+		batch_end(&rnd, m);
 	}
 	head("timerfd");
-	print_timing("pair_ns", "pair_mean_ns", &pair);
-	print_timing("rearm_ns", "rearm_mean_ns", &rearm);
-	print_ns("setup_ns", setup, n);
-	printf("\n");
+	print_rearm_figures(&pair, &rearm, &rnd, setup);
 	close(extra);
 	for (i = 0; i < n; i++)
 		close(fds[i]);
@@ -416,8 +709,8 @@ static void run_posix(void)
 	static const struct itimerspec off;
 	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
 	struct itimerspec its;
-	struct timing pair, rearm;
-	u64 i, b, r, t0, setup;
+	struct timing pair, rearm, rnd;
+	u64 i, m, r, t0, setup;
 	timer_t *ts, extra;
 
 	raise_limit(RLIMIT_SIGPENDING, n + 64);
@@ -435,34 +728,306 @@ static void run_posix(void)
 		die("timer_create");
 	timing_init(&pair);
 	timing_init(&rearm);
-	for (b = 0, r = 0; b < pair.batches; b++) {
-		batch_begin(&pair);
-		for (i = 0; i < pair.per; i++, r++) {
+	for (r = 0; timing_more(&pair);) {
+		m = batch_begin(&pair);
+		for (i = 0; i < m; i++, r++) {
 			its = its_of(restart_ns[r % NR_TIMES]);
 			if (timer_settime(extra, 0, &its, NULL) ||
 			    timer_settime(extra, 0, &off, NULL))
 				die("timer_settime");
 		}
-		batch_end(&pair);
+		batch_end(&pair, m);
 	}
-	for (b = 0, r = 0; b < rearm.batches; b++) {
-		batch_begin(&rearm);
-		for (i = 0; i < rearm.per; i++, r++) {
+	for (r = 0; timing_more(&rearm);) {
+		m = batch_begin(&rearm);
+		for (i = 0; i < m; i++, r++) {
 			its = its_of(restart_ns[r % NR_TIMES]);
 			if (timer_settime(extra, 0, &its, NULL))
 				die("timer_settime");
 		}
-		batch_end(&rearm);
+		batch_end(&rearm, m);
+	}
+	timing_init_random(&rnd, 1);
+	rng_seed();
+	for (r = 0; n && timing_more(&rnd);) {
+		m = batch_begin(&rnd);
+		for (i = 0; i < m; i++, r++) {
+			its = its_of(pend_ns[r % NR_TIMES]);
+			if (timer_settime(ts[rng_index(n)], 0, &its, NULL))
+				die("timer_settime");
+		}
+		batch_end(&rnd, m);
 	}
 	head("posix_timer");
-	print_timing("pair_ns", "pair_mean_ns", &pair);
-	print_timing("rearm_ns", "rearm_mean_ns", &rearm);
-	print_ns("setup_ns", setup, n);
-	printf("\n");
+	print_rearm_figures(&pair, &rearm, &rnd, setup);
 	timer_delete(extra);
 	for (i = 0; i < n; i++)
 		timer_delete(ts[i]);
 	free(ts);
+}
+
+/*
+ * io_uring timeouts (liburing): N IORING_OP_TIMEOUTs of their own
+ * outstanding on one ring, K operations a submission (-b). A timeout's
+ * user_data is its number (1..N the N, then the K newest, then the K of
+ * the pair); a remove's and an update's has URING_CTL set too. The CQEs
+ * are reaped after every submission, in the timed loops too, and checked:
+ * every remove and update must succeed, and every timeout end cancelled
+ * (none may expire).
+ */
+#define URING_CTL	0x8000000000000000ULL	/* bit 63 */
+#define URING_SQ	128
+#define URING_CQ	4096
+
+struct uring {
+	struct io_uring ring;
+	struct __kernel_timespec *ts;	/* one per operation of a submission */
+	u64 ctl_sent, ctl_done;		/* removes and updates */
+	u64 cancel_sent, cancelled;	/* timeouts they end */
+	u64 kept, clock, *seq;		/* the N and the K newest: when each */
+};					/* went to the end of the ring's list */
+
+static void uring_die(const struct io_uring_cqe *cqe, const char *what)
+{
+	errno = cqe->res < 0 ? -cqe->res : 0;
+	die("io_uring: %s (user_data %#llx) ended with %d", what,
+	    (u64)cqe->user_data, cqe->res);
+}
+
+static void uring_reap(struct uring *u)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, seen = 0;
+
+	io_uring_for_each_cqe(&u->ring, head, cqe) {
+		seen++;
+		if (cqe->user_data & URING_CTL) {
+			if (cqe->res)
+				uring_die(cqe, "a remove or update");
+			u->ctl_done++;
+		} else {
+			if (cqe->res != -ECANCELED)
+				uring_die(cqe, "a timeout");
+			u->cancelled++;
+		}
+	}
+	io_uring_cq_advance(&u->ring, seen);
+}
+
+/* Submit the @nr operations queued, and reap what has completed. */
+static void uring_submit(struct uring *u, unsigned int nr)
+{
+	int ret = io_uring_submit(&u->ring);
+
+	if (ret != (int)nr) {
+		errno = ret < 0 ? -ret : 0;
+		die("io_uring_submit: %d of %u", ret, nr);
+	}
+	uring_reap(u);
+}
+
+/* Wait until every remove and update sent has completed. */
+static void uring_wait(struct uring *u)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	while (u->ctl_done < u->ctl_sent || u->cancelled < u->cancel_sent) {
+		ret = io_uring_wait_cqe(&u->ring, &cqe);
+		if (ret) {
+			errno = -ret;
+			die("io_uring_wait_cqe");
+		}
+		uring_reap(u);
+	}
+}
+
+static struct io_uring_sqe *uring_sqe(struct uring *u)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+
+	if (!sqe) {
+		errno = 0;
+		die("io_uring: no free SQE");
+	}
+	return sqe;
+}
+
+/* The @j-th operation of a submission: timeout @id, @ns from now. */
+static void uring_arm(struct uring *u, u64 j, u64 id, u64 ns)
+{
+	struct io_uring_sqe *sqe = uring_sqe(u);
+
+	u->ts[j].tv_sec = ns / NS;
+	u->ts[j].tv_nsec = ns % NS;
+	io_uring_prep_timeout(sqe, &u->ts[j], 0, 0);
+	sqe->user_data = id;
+	if (id <= u->kept)
+		u->seq[id - 1] = ++u->clock;
+}
+
+static void uring_remove(struct uring *u, u64 id)
+{
+	struct io_uring_sqe *sqe = uring_sqe(u);
+
+	io_uring_prep_timeout_remove(sqe, id, 0);
+	sqe->user_data = URING_CTL | id;
+	u->ctl_sent++;
+	u->cancel_sent++;
+}
+
+/* IORING_TIMEOUT_UPDATE: timeout @id due @ns from now instead. */
+static void uring_update(struct uring *u, u64 j, u64 id, u64 ns)
+{
+	struct io_uring_sqe *sqe = uring_sqe(u);
+
+	u->ts[j].tv_sec = ns / NS;
+	u->ts[j].tv_nsec = ns % NS;
+	io_uring_prep_timeout_update(sqe, &u->ts[j], id, 0);
+	sqe->user_data = URING_CTL | id;
+	u->ctl_sent++;
+	u->seq[id - 1] = ++u->clock;	/* an update moves it to the end */
+}
+
+static const u64 *uring_seq;
+
+static int uring_cmp(const void *a, const void *b)
+{
+	u64 x = uring_seq[*(const u64 *)a - 1], y = uring_seq[*(const u64 *)b - 1];
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Remove every timeout kept in the order of the ring's list, so that each
+ * remove finds its timeout first: O(N) in all. (One ASYNC_CANCEL of them
+ * all takes seconds at N = 100000 under TCG: for each timeout it ends it
+ * also looks through every bucket of the ring's poll tables.)
+ */
+static void uring_drain(struct uring *u)
+{
+	u64 *ids = xcalloc(u->kept, sizeof(*ids)), i, j, k;
+
+	for (i = 0; i < u->kept; i++)
+		ids[i] = i + 1;
+	uring_seq = u->seq;
+	qsort(ids, u->kept, sizeof(*ids), uring_cmp);
+	for (i = 0; i < u->kept; i += k) {
+		k = u->kept - i < 64 ? u->kept - i : 64;
+		for (j = 0; j < k; j++)
+			uring_remove(u, ids[i + j]);
+		uring_submit(u, k);
+	}
+	uring_wait(u);
+	free(ids);
+}
+
+/*
+ * iouring: pair_ns, K timeouts armed in one submission and removed
+ * (IORING_OP_TIMEOUT_REMOVE) in the next, per pair; rearm_ns, K
+ * IORING_TIMEOUT_UPDATEs of the K newest timeouts in one submission, per
+ * update; rearm_random_ns, K updates each of a uniformly chosen one of the
+ * N. A remove or an update finds its timeout by walking the ring's list of
+ * every outstanding one (io_uring/timeout.c); an update puts it at the
+ * end, so the random re-arms run last. At the end every timeout is
+ * removed, each found first in the list (uring_drain()), before the ring
+ * is closed, so that no work of this ring is left to the kernel when the
+ * next measurement starts.
+ */
+static void run_iouring(void)
+{
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN |
+			 IORING_SETUP_SINGLE_ISSUER,
+		.cq_entries = URING_CQ,
+	};
+	u64 i, j, m, k = 64, r, t0, setup, pair_id = n + batch + 1;
+	struct timing pair, rearm, rnd;
+	struct uring u = { 0 };
+	char iface[64];
+	int ret;
+
+	u.ts = xcalloc(batch < 64 ? 64 : batch, sizeof(*u.ts));
+	u.kept = n + batch;
+	u.seq = xcalloc(u.kept, sizeof(*u.seq));
+	ret = io_uring_queue_init_params(URING_SQ, &u.ring, &p);
+	if (ret == -EINVAL) {
+		/* before 6.0: without COOP_TASKRUN and SINGLE_ISSUER */
+		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_CQSIZE;
+		p.cq_entries = URING_CQ;
+		ret = io_uring_queue_init_params(URING_SQ, &u.ring, &p);
+	}
+	if (ret == -ENOSYS || ret == -EPERM) {
+		/* a kernel without io_uring, or with it disabled: no peer */
+		fprintf(stderr, "callout-bench iouring: no io_uring here: %s\n",
+			strerror(-ret));
+		exit(EXIT_NO_PEER);
+	}
+	if (ret) {
+		errno = -ret;
+		die("io_uring_queue_init_params");
+	}
+	t0 = now_ns();
+	for (i = 0; i < n; i += k) {
+		k = n - i < 64 ? n - i : 64;
+		for (j = 0; j < k; j++)
+			uring_arm(&u, j, i + j + 1, pend_time(i + j));
+		uring_submit(&u, k);
+	}
+	setup = now_ns() - t0;
+	for (j = 0; j < batch; j++)
+		uring_arm(&u, j, n + 1 + j, restart_ns[j % NR_TIMES]);
+	uring_submit(&u, batch);
+
+	timing_init_k(&pair, batch);
+	for (r = 0; timing_more(&pair);) {
+		m = batch_begin(&pair);
+		for (i = 0; i < m; i++) {
+			for (j = 0; j < batch; j++, r++)
+				uring_arm(&u, j, pair_id + j, restart_ns[r % NR_TIMES]);
+			uring_submit(&u, batch);
+			for (j = 0; j < batch; j++)
+				uring_remove(&u, pair_id + j);
+			uring_submit(&u, batch);
+		}
+		batch_end(&pair, m);
+	}
+	timing_init_k(&rearm, batch);
+	for (r = 0; timing_more(&rearm);) {
+		m = batch_begin(&rearm);
+		for (i = 0; i < m; i++) {
+			for (j = 0; j < batch; j++, r++)
+				uring_update(&u, j, n + 1 + j, restart_ns[r % NR_TIMES]);
+			uring_submit(&u, batch);
+		}
+		batch_end(&rearm, m);
+	}
+	timing_init_random(&rnd, batch);
+	rng_seed();
+	for (r = 0; n && timing_more(&rnd);) {
+		m = batch_begin(&rnd);
+		for (i = 0; i < m; i++) {
+			for (j = 0; j < batch; j++, r++)
+				uring_update(&u, j, rng_index(n) + 1, pend_ns[r % NR_TIMES]);
+			uring_submit(&u, batch);
+		}
+		batch_end(&rnd, m);
+	}
+	uring_wait(&u);
+
+	uring_drain(&u);
+	io_uring_queue_exit(&u.ring);
+
+	if (batch == 1)
+		snprintf(iface, sizeof(iface), "iouring");
+	else
+		snprintf(iface, sizeof(iface), "iouring_%llu", batch);
+	printf("test=%s iface=%s n=%llu reps=%llu", test, iface, n,
+	       pair.units * batch);
+	print_rearm_figures(&pair, &rearm, &rnd, setup);
+	free(u.ts);
+	free(u.seq);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -571,6 +1136,63 @@ static void run_late(void)
 	free(tl);
 	free(due);
 	free(fds);
+}
+
+/*
+ * late -b K: N one-shots as in late, set through CALLOUT_IOC_SUBMIT in
+ * batches of K. Lateness from the event's expires_ns as for callout; an
+ * expiry is early if it fired before expires_ns or before the timeout
+ * counted from a clock read just before the SUBMIT (the user's view: the
+ * batch's one clock read must not make any of its callouts fire early).
+ */
+static void run_late_submit(void)
+{
+	long long *kl = xcalloc(n, sizeof(*kl));
+	u64 *due = xcalloc(n, sizeof(*due)), i, j, k, got = 0, t, early = 0;
+	struct callout_op *ops = xcalloc(batch, sizeof(*ops));
+	struct callout_event ev[256];
+	int fd = open_dev();
+	ssize_t len;
+
+	srandom(2);
+	for (i = 0; i < n; i++)
+		due[i] = (min_ms + (u64)random() % (max_ms - min_ms + 1)) *
+			 1000000ULL;
+	fcntl(fd, F_SETFL, 0);
+	for (i = 0; i < n; i += k) {
+		k = n - i < batch ? n - i : batch;
+		t = now_ns();
+		for (j = 0; j < k; j++) {
+			ops[j].op = CALLOUT_OP_SET;
+			ops[j].timeout = due[i + j];
+			ops[j].cookie = i + j;
+			due[i + j] += t;	/* the user's earliest */
+		}
+		submit(fd, ops, k);
+	}
+	while (got < n) {
+		len = read(fd, ev, sizeof(ev));
+		if (len < 0)
+			die("read");
+		for (i = 0; i < (u64)len / sizeof(ev[0]) && got < n; i++, got++) {
+			kl[got] = (long long)(ev[i].fired_ns - ev[i].expires_ns);
+			if (ev[i].cookie >= n) {
+				errno = 0;
+				die("an event of cookie %llu", (u64)ev[i].cookie);
+			}
+			if (ev[i].fired_ns < due[ev[i].cookie])
+				early++;
+		}
+	}
+	close(fd);
+	printf("test=late iface=callout_submit_late n=%llu min_ms=%llu max_ms=%llu batch=%llu",
+	       n, min_ms, max_ms, batch);
+	print_late("submit", kl, n);
+	/* early by the user's clock: before the timeout from before the call */
+	printf(" submit_user_early=%llu\n", early);
+	free(kl);
+	free(due);
+	free(ops);
 }
 
 /* Total ticks_run from debugfs, or -1. */
@@ -887,8 +1509,10 @@ static void run_stall(void)
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"Usage: callout-bench floor|set|reset|timeout|timerfd|posix|late|idle|stall\n"
-		"       [-n N] [-r REPS] [-s SECONDS] [-m MIN_MS] [-M MAX_MS]\n"
+		"Usage: callout-bench floor|set|reset|submit|timeout|timerfd|posix|iouring|\n"
+		"                     late|idle|stall\n"
+		"       [-n N] [-r REPS] [-b BATCH] [-t BUDGET_MS] [-s SECONDS] [-m MIN_MS]\n"
+		"       [-M MAX_MS]\n"
 		"One line of key=value results; the top of the source says what each is.\n");
 	exit(status);
 }
@@ -902,7 +1526,8 @@ int main(int argc, char **argv)
 		{ "floor", run_floor }, { "timeout", run_timeout },
 		{ "timerfd", run_timerfd }, { "posix", run_posix },
 		{ "late", run_late }, { "idle", run_idle },
-		{ "stall", run_stall },
+		{ "stall", run_stall }, { "submit", run_submit },
+		{ "iouring", run_iouring },
 	};
 	unsigned int i;
 	int opt;
@@ -911,13 +1536,19 @@ int main(int argc, char **argv)
 		usage(argc < 2 ? 2 : 0);
 	test = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "n:r:s:m:M:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:b:t:s:m:M:h")) != -1) {
 		switch (opt) {
 		case 'n':
 			n = strtoull(optarg, NULL, 0);
 			break;
 		case 'r':
 			reps = strtoull(optarg, NULL, 0);
+			break;
+		case 'b':
+			batch = strtoull(optarg, NULL, 0);
+			break;
+		case 't':
+			budget_ms = strtoull(optarg, NULL, 0);
 			break;
 		case 's':
 			seconds = strtoull(optarg, NULL, 0);
@@ -937,8 +1568,18 @@ int main(int argc, char **argv)
 	}
 	if (!reps || max_ms < min_ms || (!n && !strcmp(test, "late")))
 		usage(2);
+	/* -b: 1 .. CALLOUT_SUBMIT_MAX, for io_uring up to its SQ's size */
+	if (batch > CALLOUT_SUBMIT_MAX ||
+	    (batch > URING_SQ && !strcmp(test, "iouring")))
+		usage(2);
 	make_times();
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(test, "late") && batch) {
+		run_late_submit();
+		return 0;
+	}
+	if (!batch)
+		batch = 1;
 	if (!strcmp(test, "set") || !strcmp(test, "reset")) {
 		run_set(!strcmp(test, "reset"));
 		return 0;

@@ -15,7 +15,7 @@ dir=$(dirname "$0")
 n=0 fail=0
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..18"
 
 ok() {	# ok DESC CONDITION-STATUS
 	n=$((n + 1))
@@ -96,11 +96,31 @@ ok "an unknown scheme is refused" $r
 l=$("$dir"/callout-bench set -n 20 -r 64)
 has "$l" test=set iface=callout_set n=20 reps=64 pair_ns=~ setup_ns=~
 ok "callout-bench set: $l" $?
+l=$("$dir"/callout-bench reset -n 20 -r 64)
+has "$l" test=reset iface=callout_reset n=20 reps=64 rearm_ns=~ rearm_random_ns=~
+ok "callout-bench reset: $l" $?
+l=$("$dir"/callout-bench submit -n 20 -r 64 -b 8)
+has "$l" test=submit iface=callout_submit_8 n=20 reps=64 pair_ns=~ rearm_ns=~ \
+	rearm_random_ns=~ setup_ns=~
+ok "callout-bench submit: $l" $?
 l=$("$dir"/callout-bench timerfd -n 20 -r 64)
-has "$l" test=timerfd iface=timerfd n=20 pair_ns=~ rearm_ns=~
+has "$l" test=timerfd iface=timerfd n=20 pair_ns=~ rearm_ns=~ rearm_random_ns=~
 ok "callout-bench timerfd: $l" $?
+l=$("$dir"/callout-bench iouring -n 20 -r 64 -b 8)
+rc=$?
+if [ $rc -eq 4 ]; then
+	skip "callout-bench iouring" "no io_uring in this kernel"
+else
+	has "$l" test=iouring iface=iouring_8 n=20 reps=64 pair_ns=~ \
+		rearm_ns=~ rearm_random_ns=~ setup_ns=~
+	ok "callout-bench iouring: $l" $?
+fi
 l=$("$dir"/callout-bench late -n 20 -m 1 -M 20)
 has "$l" test=late n=20 callout_early=0 callout_read_early=0 timerfd_early=0 \
 	callout_p99_ns=~ timerfd_p99_ns=~
 ok "callout-bench late, none early: $l" $?
+l=$("$dir"/callout-bench late -n 20 -m 1 -M 20 -b 8)
+has "$l" test=late iface=callout_submit_late n=20 batch=8 submit_early=0 \
+	submit_user_early=0 submit_p99_ns=~
+ok "callout-bench late through SUBMIT, none early: $l" $?
 exit $fail

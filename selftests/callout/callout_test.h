@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/callout.h>
@@ -234,6 +236,41 @@ static inline int unset_callout(int fd, __u64 handle)
 	return ioctl(fd, CALLOUT_IOC_UNSET, &handle) ? -errno : 0;
 }
 
+/* CALLOUT_IOC_TIMEOUT: 0 or -errno. */
+static inline int timeout_callout(int fd, __u64 func, __u64 arg, __u64 ticks)
+{
+	struct callout_timeout t = { .func = func, .arg = arg, .ticks = ticks };
+
+	return ioctl(fd, CALLOUT_IOC_TIMEOUT, &t) ? -errno : 0;
+}
+
+/* CALLOUT_IOC_UNTIMEOUT: 0 or -errno. */
+static inline int untimeout_callout(int fd, __u64 func, __u64 arg)
+{
+	struct callout_untimeout u = { .func = func, .arg = arg };
+
+	return ioctl(fd, CALLOUT_IOC_UNTIMEOUT, &u) ? -errno : 0;
+}
+
+/* CLOCK_MONOTONIC in ns. */
+static inline unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Pin the calling thread to @cpu: its SETs arm callouts on that base. */
+static inline int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
 /* Where callout.ko is in the guest. */
 static inline const char *callout_ko_path(void)
 {
@@ -248,6 +285,21 @@ static inline const char *callout_ko_path(void)
 	snprintf(path, sizeof(path), "/lib/modules/%s/extra/callout.ko",
 		 u.release);
 	return path;
+}
+
+/*
+ * Why a case that reloads the module with parameters of its own cannot run
+ * here (it needs the first boot, root and the module loaded), or NULL.
+ */
+static inline const char *callout_reload_skip(void)
+{
+	if (!callout_first_boot())
+		return "runs in the first boot only: it loads its own parameters";
+	if (geteuid() != 0)
+		return "needs root to load modules";
+	if (!callout_loaded())
+		return "callout.ko is not loaded";
+	return NULL;
 }
 
 /* insmod callout.ko @params: 0 or -errno. */

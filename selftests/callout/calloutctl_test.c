@@ -3,7 +3,9 @@
  * calloutctl_test - smoke checks of tools/calloutctl that look at what it
  * prints: info agrees with CALLOUT_IOC_INFO, stats has one column per CPU
  * and totals that add up, set/unset/watch report the events that really
- * came, --help exits 0 and bad usage exits 2.
+ * came, submit carries out every operation and reports each result (a
+ * failing one amid others, an untimeout after expiry), --help exits 0 and
+ * bad usage exits 2.
  */
 #include <sys/ioctl.h>
 #include <sys/wait.h>
@@ -149,7 +151,7 @@ FIXTURE_TEARDOWN(ctl)
 TEST_F(ctl, help_exits_0)
 {
 	static const char *const cmds[] = {
-		"info", "stats", "watch", "set", "unset", NULL
+		"info", "stats", "watch", "set", "unset", "submit", NULL
 	};
 	char args[64], want[64], help[OUT_MAX];
 	const char *const *c;
@@ -343,6 +345,142 @@ TEST_F(ctl, watch_streams_events)
 	EXPECT_EQ(4, lines_starting(out, "periodic cookie=0 handle=1 "));
 	ASSERT_EQ(0, ctl(out, "watch -d 100ms -q 10ms/10ms"));
 	EXPECT_EQ(0, lines_starting(out, "periodic "));
+}
+
+/*
+ * How many of the NULL-terminated @want (line starts) @text does not have
+ * exactly once; each is logged, and then @text, as TAP diagnostics.
+ */
+static int missing_lines(const char *text, const char *const *want)
+{
+	const char *p, *end;
+	int n = 0;
+
+	for (; *want; want++) {
+		if (lines_starting(text, *want) == 1)
+			continue;
+		fprintf(stderr, "# not once: '%.*s'\n",
+			(int)strcspn(*want, "\n"), *want);
+		n++;
+	}
+	for (p = text; n && *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, '\n');
+		fprintf(stderr, "#   %.*s\n", (int)(end - p), p);
+	}
+	return n;
+}
+
+#define EXPECT_LINES(text, ...)						\
+	do {								\
+		static const char *const want_[] = { __VA_ARGS__, NULL };	\
+									\
+		EXPECT_EQ(0, missing_lines(text, want_));		\
+	} while (0)
+
+/*
+ * Every operation, in two batches, the second on handles of the first
+ * (@0, @1) and on a timeout of the first: each result as the kernel gave
+ * it, and the events that follow from them, none early. The first batch's
+ * 10 s callouts would keep calloutctl waiting if they were not cancelled.
+ */
+TEST_F(ctl, submit_every_op)
+{
+	static const char first[] = "set 10s set 10s cookie=7 timeout 10s timeout 20ms";
+	static const char second[] = "unset @0 reset @1 20ms untimeout 2";
+	char line[256], args[256];
+
+	if (setup_skipped(_metadata))
+		return;
+	snprintf(args, sizeof(args), "submit %s wait 1ms %s", first, second);
+	ASSERT_EQ(0, ctl(out, args));
+	EXPECT_LINES(out, "op 0 set: handle=1\n", "op 1 set: handle=2\n",
+		     "op 2 timeout: ok\n", "op 3 timeout: ok\n",
+		     "submit: done=4 of 4\n", "op 4 unset handle=1: ok\n",
+		     "op 5 reset handle=2: ok\n", "op 6 untimeout op=2: ok\n",
+		     "submit: done=3 of 3\n", "oneshot cookie=7 handle=2 ",
+		     "timeout cookie=3 handle=0 ", "events=2\n");
+	EXPECT_EQ(2, lines_starting(out, "submit: "));
+	EXPECT_EQ(7, lines_starting(out, "op "));
+	EXPECT_EQ(NULL, strstr(out, "late_us=-")) TH_LOG("early: %s", out);
+	/* Reset: due 20 ms after the second batch, not 10 s after the first. */
+	ASSERT_NE(NULL, line_of(out, "oneshot ", line, sizeof(line)));
+	EXPECT_LE(20.0, strtod(strstr(line, "t_ms=") + 5, NULL)) TH_LOG("%s", line);
+
+	/* Periodic: set so, and re-armed so. */
+	ASSERT_EQ(0, ctl(out, "submit -c 3 set 5ms/5ms cookie=9"));
+	EXPECT_EQ(3, lines_starting(out, "periodic cookie=9 handle=1 "));
+	ASSERT_EQ(0, ctl(out, "submit -c 3 set 10s wait 0ms reset @0 5ms/5ms"));
+	EXPECT_LINES(out, "op 0 set: handle=1\n", "op 1 reset handle=1: ok\n",
+		     "events=3\n");
+	EXPECT_EQ(3, lines_starting(out, "periodic cookie=0 handle=1 "));
+}
+
+/*
+ * Failing operations amid others: each gets its errno's name, the batch
+ * goes on (the last op's event comes), and calloutctl exits 1.
+ */
+TEST_F(ctl, submit_failing_op_mid_batch)
+{
+	static const char ops[] = "set 30ms unset 99 set 0ms timeout 0ms reset 1 0ms";
+	char args[256];
+
+	if (setup_skipped(_metadata))
+		return;
+	snprintf(args, sizeof(args), "submit %s set 20ms cookie=5", ops);
+	ASSERT_EQ(1, ctl(out, args));
+	EXPECT_LINES(out, "op 0 set: handle=", "op 1 unset handle=99: ENOENT\n",
+		     "op 2 set: EINVAL\n", "op 3 timeout: EINVAL\n",
+		     "op 4 reset handle=1: EINVAL\n", "op 5 set: handle=",
+		     "submit: done=6 of 6\n", "oneshot cookie=0 ",
+		     "oneshot cookie=5 ", "events=2\n");
+	EXPECT_EQ(2, lines_starting(out, "oneshot "));
+}
+
+/*
+ * untimeout of a timeout that fired and whose event waits unread (wait
+ * event: the only one armed made the file readable): ok, and its func
+ * does not run; a second one has nothing left to cancel.
+ */
+TEST_F(ctl, submit_untimeout_after_expiry)
+{
+	if (setup_skipped(_metadata))
+		return;
+	ASSERT_EQ(0, ctl(out, "submit timeout 1ms wait event untimeout 0"));
+	EXPECT_LINES(out, "op 0 timeout: ok\n", "op 1 untimeout op=0: ok\n",
+		     "events=0\n");
+	EXPECT_EQ(0, lines_starting(out, "timeout cookie="));
+	ASSERT_EQ(1, ctl(out, "submit timeout 1ms wait event untimeout 0 untimeout 0"));
+	EXPECT_LINES(out, "op 1 untimeout op=0: ok\n",
+		     "op 2 untimeout op=0: ENOENT\n", "events=0\n");
+	EXPECT_EQ(0, lines_starting(out, "timeout cookie="));
+}
+
+TEST_F(ctl, submit_bad_usage_exits_2)
+{
+	static const char *const bad[] = {
+		"submit", "submit -q", "submit --nosuch set 1s", "submit frob",
+		"submit frob 1s",
+		"submit set", "submit set 5", "submit set 1s/x",
+		"submit set 1s cookie=x", "submit set 1s/1s",
+		"submit -c x set 1s", "submit reset 1", "submit reset 1 5",
+		"submit reset x 1s", "submit unset", "submit unset @0",
+		"submit set 1s unset @0", "submit set 1s wait 1ms unset @1",
+		"submit timeout 1s wait 1ms unset @0", "submit timeout 5",
+		"submit untimeout 0", "submit timeout 1s untimeout 1",
+		"submit set 1s untimeout 0", "submit set 1s wait",
+		"submit set 1s wait 5", "submit wait 1ms", NULL
+	};
+	const char *const *args;
+
+	if (setup_skipped(_metadata))
+		return;
+	if (!callout_first_boot())
+		SKIP(return, "runs in the first boot only: no parameter changes it");
+	for (args = bad; *args; args++) {
+		EXPECT_EQ(2, ctl(out, *args)) TH_LOG("calloutctl %s", *args);
+		/* Nothing was submitted. */
+		EXPECT_EQ(0, lines_starting(out, "op ")) TH_LOG("%s", *args);
+	}
 }
 
 TEST_HARNESS_MAIN

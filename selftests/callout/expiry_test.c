@@ -22,24 +22,6 @@
 #define MS		1000000ULL
 #define SEC		(1000 * MS)
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* Pin the calling thread to @cpu: its SETs arm callouts on that base. */
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
-}
-
 static int nr_online(void)
 {
 	return sysconf(_SC_NPROCESSORS_ONLN);
@@ -525,15 +507,13 @@ FIXTURE(lawn) {
 
 FIXTURE_SETUP(lawn)
 {
+	const char *why;
 	int ret;
 
 	self->fd = -1;
-	if (!callout_first_boot())
-		SKIP(return, "runs in the first boot only: it loads its own parameters");
-	if (geteuid() != 0)
-		SKIP(return, "needs root to load modules");
-	if (!callout_loaded())
-		SKIP(return, "callout.ko is not loaded");
+	why = callout_reload_skip();
+	if (why)
+		SKIP(return, "%s", why);
 	ret = callout_unload();
 	ASSERT_EQ(0, ret) TH_LOG("rmmod callout: %s", strerror(-ret));
 	ret = callout_load_params(LAWN_PARAMS);

@@ -17,8 +17,19 @@
  * wherever something is allocated. Events read in between must be for a
  * handle the file holds, never early, never for a cancelled handle, never a
  * second one for a one-shot. Files are closed and reopened with callouts
- * pending. Afterwards valid traffic must still work and debugfs
- * user_callouts and pending must be back at their values from before.
+ * pending.
+ *
+ * CALLOUT_IOC_SUBMIT gets random batches of every operation, valid ones and
+ * ones with an unknown code, flags or a field the operation does not read,
+ * behind a header whose flags, reserved and nr are sometimes wrong, in an
+ * array that is whole, read-only, missing, or runs into an unmapped page
+ * after k whole operations. The model predicts the return and done (EFAULT
+ * and done == k for that last one), takes each carried-out operation's
+ * result as the single ioctl's, in array order, and no result may be
+ * written for one not carried out.
+ *
+ * Afterwards valid traffic must still work and debugfs user_callouts and
+ * pending must be back at their values from before.
  *
  * The default is 100000 calls (make check); -n 1000000 for the debug kernel.
  */
@@ -72,13 +83,13 @@ static char *valid_page, *ro_page, *gap_page;
 
 /* errno histogram: [class][errno] */
 enum {
-	C_INFO, C_SET, C_UNSET, C_RESET, C_TIMEOUT, C_UNTIMEOUT, C_OTHER,
-	C_READ, NR_CLASSES
+	C_INFO, C_SET, C_UNSET, C_RESET, C_TIMEOUT, C_UNTIMEOUT, C_SUBMIT,
+	C_OTHER, C_READ, C_OP, NR_CLASSES
 };
 
 static const char *const class_names[] = {
-	"INFO", "SET", "UNSET", "RESET", "TIMEOUT", "UNTIMEOUT",
-	"unknown-cmd", "read",
+	"INFO", "SET", "UNSET", "RESET", "TIMEOUT", "UNTIMEOUT", "SUBMIT",
+	"unknown-cmd", "read", "SUBMIT op",
 };
 
 #define NR_ERRNO	134	/* the last bucket counts the rest */
@@ -96,14 +107,6 @@ static __u64 rnd(void)
 static __u64 rnd_below(__u64 n)
 {
 	return n ? rnd() % n : 0;
-}
-
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 static long long stat_value(const char *key)
@@ -276,6 +279,7 @@ static bool vfs_cmd(unsigned int cmd)
 static const unsigned int valid_cmds[] = {
 	CALLOUT_IOC_INFO, CALLOUT_IOC_SET, CALLOUT_IOC_UNSET,
 	CALLOUT_IOC_RESET, CALLOUT_IOC_TIMEOUT, CALLOUT_IOC_UNTIMEOUT,
+	CALLOUT_IOC_SUBMIT,
 };
 
 static unsigned int rnd_cmd(void)
@@ -283,7 +287,7 @@ static unsigned int rnd_cmd(void)
 	unsigned int cmd, c;
 
 	for (;;) {
-		c = valid_cmds[rnd_below(6)];
+		c = valid_cmds[rnd_below(ARRAY_SIZE(valid_cmds))];
 		switch (rnd_below(10)) {
 		case 0:	/* same type and number, another size */
 			cmd = _IOC(_IOC_DIR(c), CALLOUT_IOC_MAGIC, _IOC_NR(c),
@@ -313,7 +317,7 @@ static int cmd_class(unsigned int cmd)
 {
 	unsigned int i;
 
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < ARRAY_SIZE(valid_cmds); i++)
 		if (cmd == valid_cmds[i])
 			return i;
 	return C_OTHER;
@@ -473,70 +477,36 @@ static bool errno_ok(int err, int want_fields, bool may_alloc,
 	return !want_fields && may_enoent && err == ENOENT;
 }
 
-static void do_ioctl(struct file_model *m)
+/*
+ * The model's side of one SET, UNSET, RESET, TIMEOUT or UNTIMEOUT that the
+ * kernel carried out: @copy is the argument it was given (a struct of the
+ * single ioctl), @handle what a SET wrote back, @err its errno, @ro whether
+ * the argument could not be written back (a single SET: EFAULT), @before
+ * the clock before the call. Reports a result the ABI does not allow and
+ * follows the one it got.
+ */
+static void model_call(struct file_model *m, int class, const void *copy,
+		       __u64 handle, int err, bool ro, unsigned long long before,
+		       const char *what)
 {
-	unsigned int cmd = rnd_cmd();
-	int class = cmd_class(cmd), err, want = 0;
-	enum ptr_kind k = rnd_below(3) ? P_VALID : rnd_below(NR_PTR);
-	size_t size = class == C_OTHER ? 32 : _IOC_SIZE(cmd);
 	bool may_alloc = false, may_enoent = false;
-	unsigned long long before;
 	struct handle_model *h = NULL;
-	char *arg = rnd_ptr(k, size);
-	char copy[64];
-	long ret;
-
-	/* What the call sees: random fields in the valid or read-only page. */
-	if (k == P_VALID || k == P_RO) {
-		if (k == P_RO)
-			mprotect(ro_page, PAGE, PROT_READ | PROT_WRITE);
-		fill_arg(class, arg, m);
-		memcpy(copy, arg, size);
-		if (k == P_RO)
-			mprotect(ro_page, PAGE, PROT_READ);
-	}
-	before = now_ns();
-	calls++;
-	ret = ioctl(m->fd, cmd, arg);
-	err = ret ? errno : 0;
-	hist[class][err < NR_ERRNO ? err : NR_ERRNO]++;
-	if (ret && ret != -1) {
-		report("ioctl %#x returned %ld", cmd, ret);
-		return;
-	}
-	if (class == C_OTHER) {
-		if (err != ENOTTY)
-			report("unknown ioctl %#x: %s, want ENOTTY", cmd,
-			       strerror(err));
-		return;
-	}
-	if (k != P_VALID && k != P_RO) {
-		if (err != EFAULT)
-			report("ioctl %s with ptr kind %d: %s, want EFAULT",
-			       class_names[class], k, strerror(err));
-		return;
-	}
+	int want = 0;
 
 	switch (class) {
-	case C_INFO:
-		want = k == P_RO ? EFAULT : 0;
-		if (!err && memcmp(arg, &info, sizeof(info)))
-			report("INFO changed");
-		break;
 	case C_SET: {
-		struct callout_set *s = (void *)copy;
+		const struct callout_set *s = copy;
 
 		want = -times_errno(s->timeout_ns, s->period_ns);
-		if (!want && k == P_RO)
+		if (!want && ro)
 			want = EFAULT;	/* and nothing stays armed */
 		may_alloc = !want || want == EFAULT;
 		if (err)
 			break;
-		s = (void *)arg;
-		h = new_handle(m, s->handle);
+		h = new_handle(m, handle);
 		if (!h) {
-			report("SET gave handle %llu, given before or 0",
-			       s->handle);
+			report("%s: SET gave handle %llu, given before or 0",
+			       what, handle);
 			break;
 		}
 		h->state = H_ARMED;
@@ -546,7 +516,7 @@ static void do_ioctl(struct file_model *m)
 		break;
 	}
 	case C_UNSET:
-		h = handle_of(m, *(__u64 *)copy);
+		h = handle_of(m, *(const __u64 *)copy);
 		/* Armed: pending, or fired meanwhile. Else never pending. */
 		may_enoent = true;
 		want = h && h->state == H_ARMED ? 0 : ENOENT;
@@ -554,7 +524,7 @@ static void do_ioctl(struct file_model *m)
 			h->state = H_CANCELLED;
 		break;
 	case C_RESET: {
-		struct callout_reset *r = (void *)copy;
+		const struct callout_reset *r = copy;
 
 		want = -times_errno(r->timeout_ns, r->period_ns);
 		h = handle_of(m, r->handle);
@@ -574,7 +544,7 @@ static void do_ioctl(struct file_model *m)
 		break;
 	}
 	case C_TIMEOUT: {
-		struct callout_timeout *t = (void *)copy;
+		const struct callout_timeout *t = copy;
 
 		if (!t->ticks)
 			want = EINVAL;
@@ -588,7 +558,7 @@ static void do_ioctl(struct file_model *m)
 		break;
 	}
 	case C_UNTIMEOUT: {
-		struct callout_untimeout *u = (void *)copy;
+		const struct callout_untimeout *u = copy;
 		bool armed = u->func < 8 && u->arg < 4 &&
 			     m->timeouts[u->func][u->arg];
 
@@ -600,8 +570,404 @@ static void do_ioctl(struct file_model *m)
 	}
 	}
 	if (!errno_ok(err, want, may_alloc, may_enoent))
-		report("%s (ptr kind %d): %s, want %s", class_names[class], k,
+		report("%s %s: %s, want %s", what, class_names[class],
 		       err ? strerror(err) : "0", want ? strerror(want) : "0");
+}
+
+/*
+ * SUBMIT's operations: an area that holds CALLOUT_SUBMIT_MAX + 1 of them
+ * and ends at an unmapped page, and a read-only page of them. A result no
+ * call gives marks an operation not carried out.
+ */
+#define OPS_PAGES	14
+#define NOT_WRITTEN	0x5a5a5a5a
+static char *ops_area, *ops_gap, *ops_ro;
+static unsigned long submit_ops, submit_short;
+
+/* A random operation, mostly valid, sometimes not (code, flags, a field). */
+static void fill_op(struct callout_op *o, struct file_model *m)
+{
+	static const int classes[] = {
+		0, C_SET, C_UNSET, C_RESET, C_TIMEOUT, C_UNTIMEOUT,
+	};
+	unsigned int code = 1 + rnd_below(5);
+	union {
+		struct callout_set s;
+		struct callout_reset r;
+		struct callout_timeout t;
+		struct callout_untimeout u;
+		__u64 h;
+	} a;
+
+	memset(o, 0, sizeof(*o));
+	fill_arg(classes[code], &a, m);
+	o->op = code;
+	o->result = NOT_WRITTEN;
+	switch (code) {
+	case CALLOUT_OP_SET:
+		o->timeout = a.s.timeout_ns;
+		o->period_ns = a.s.period_ns;
+		o->cookie = a.s.cookie;
+		o->handle = a.s.handle;	/* out only: what is in it is ignored */
+		break;
+	case CALLOUT_OP_UNSET:
+		o->handle = a.h;
+		break;
+	case CALLOUT_OP_RESET:
+		o->handle = a.r.handle;
+		o->timeout = a.r.timeout_ns;
+		o->period_ns = a.r.period_ns;
+		break;
+	case CALLOUT_OP_TIMEOUT:
+		o->cookie = a.t.func;
+		o->arg = a.t.arg;
+		o->timeout = a.t.ticks;
+		break;
+	default:
+		o->cookie = a.u.func;
+		o->arg = a.u.arg;
+	}
+	switch (rnd_below(24)) {
+	case 0:		/* an unknown code */
+		o->op = rnd_below(2) ? 0 : 6 + rnd_below(0xfffa);
+		break;
+	case 1:
+		o->flags = 1 + rnd_below(0xffff);
+		break;
+	case 2:		/* a field the operation does not read */
+		switch (code) {
+		case CALLOUT_OP_SET:
+			o->arg = 1 + rnd_below(1000);
+			break;
+		case CALLOUT_OP_UNSET:
+			o->arg = 1 + rnd_below(1000);
+			break;
+		case CALLOUT_OP_RESET:
+			o->cookie = 1 + rnd_below(1000);
+			break;
+		case CALLOUT_OP_TIMEOUT:
+			o->period_ns = 1 + rnd_below(1000);
+			break;
+		default:
+			o->handle = 1 + rnd_below(1000);
+		}
+		break;
+	}
+}
+
+/* Is @o well formed: a known code, no flags, no field it does not read? */
+static bool op_well_formed(const struct callout_op *o)
+{
+	if (o->flags)
+		return false;
+	switch (o->op) {
+	case CALLOUT_OP_SET:
+		return !o->arg;
+	case CALLOUT_OP_UNSET:
+		return !o->timeout && !o->period_ns && !o->cookie && !o->arg;
+	case CALLOUT_OP_RESET:
+		return !o->cookie && !o->arg;
+	case CALLOUT_OP_TIMEOUT:
+		return !o->handle && !o->period_ns;
+	case CALLOUT_OP_UNTIMEOUT:
+		return !o->handle && !o->timeout && !o->period_ns;
+	}
+	return false;
+}
+
+/*
+ * The model's side of operation @i (@o as given, @after as the kernel left
+ * it), which the kernel carried out.
+ */
+static void model_op(struct file_model *m, int i, const struct callout_op *o,
+		     const struct callout_op *after, unsigned long long before)
+{
+	int err = -after->result;
+	char what[32];
+	union {
+		struct callout_set s;
+		struct callout_reset r;
+		struct callout_timeout t;
+		struct callout_untimeout u;
+		__u64 h;
+	} a;
+	int class;
+
+	submit_ops++;
+	hist[C_OP][err > 0 && err < NR_ERRNO ? err : err ? NR_ERRNO : 0]++;
+	snprintf(what, sizeof(what), "SUBMIT op %d", i);
+	if (after->result > 0 || after->result < -4095) {
+		report("%s (code %u): result %d", what, o->op, after->result);
+		return;
+	}
+	if (!op_well_formed(o)) {
+		if (err != EINVAL)
+			report("%s: code %u flags %#x %llx %llx %llx %llx %llx: %s",
+			       what, o->op, o->flags, o->handle, o->timeout,
+			       o->period_ns, o->cookie, o->arg, strerror(err));
+		return;
+	}
+	if (o->op == CALLOUT_OP_SET && after->result && after->handle)
+		report("%s: SET failed (%d) and gave handle %llu", what,
+		       after->result, after->handle);
+	memset(&a, 0, sizeof(a));
+	switch (o->op) {
+	case CALLOUT_OP_SET:
+		class = C_SET;
+		a.s.timeout_ns = o->timeout;
+		a.s.period_ns = o->period_ns;
+		a.s.cookie = o->cookie;
+		break;
+	case CALLOUT_OP_UNSET:
+		class = C_UNSET;
+		a.h = o->handle;
+		break;
+	case CALLOUT_OP_RESET:
+		class = C_RESET;
+		a.r.handle = o->handle;
+		a.r.timeout_ns = o->timeout;
+		a.r.period_ns = o->period_ns;
+		break;
+	case CALLOUT_OP_TIMEOUT:
+		class = C_TIMEOUT;
+		a.t.func = o->cookie;
+		a.t.arg = o->arg;
+		a.t.ticks = o->timeout;
+		break;
+	default:
+		class = C_UNTIMEOUT;
+		a.u.func = o->cookie;
+		a.u.arg = o->arg;
+	}
+	model_call(m, class, &a, after->handle, err, false, before, what);
+}
+
+/*
+ * The ioctl @cmd on @m's file, counted in calls and its errno (*@err, 0
+ * for none) in @class's row of the histogram: what ioctl() returned.
+ */
+static long counted_ioctl(struct file_model *m, unsigned int cmd, int class,
+			  void *arg, int *err)
+{
+	long ret;
+
+	calls++;
+	ret = ioctl(m->fd, cmd, arg);
+	*err = ret ? errno : 0;
+	hist[class][*err < NR_ERRNO ? *err : NR_ERRNO]++;
+	return ret;
+}
+
+/*
+ * CALLOUT_IOC_SUBMIT: a random header (flags, reserved and nr now and then
+ * wrong) at a random pointer, pointing to a batch of random operations
+ * that is whole, runs into an unmapped page after k whole ones, is
+ * read-only, or is not there. The model predicts the return, done, and
+ * each carried-out operation's result, in order.
+ */
+static void do_submit(struct file_model *m, unsigned int cmd)
+{
+	enum ptr_kind hk = rnd_below(8) ? P_VALID : rnd_below(NR_PTR);
+	enum ptr_kind ok = rnd_below(8) ? P_VALID : rnd_below(3) ? P_GAP :
+			   rnd_below(NR_PTR);
+	static struct callout_op given[CALLOUT_SUBMIT_MAX + 1];
+	struct callout_submit *hdr, copy;
+	struct callout_op *ops = NULL;
+	unsigned long long before;
+	__u32 nr, k, done, i, c;
+	int err, want;
+	long ret;
+
+	switch (rnd_below(100)) {
+	case 0: case 1: case 2:
+		nr = 0;
+		break;
+	case 3:
+		nr = CALLOUT_SUBMIT_MAX;
+		break;
+	case 4:
+		nr = CALLOUT_SUBMIT_MAX + 1 + rnd_below(2) * rnd_below(1 << 20);
+		break;
+	case 5:
+		nr = rnd();
+		break;
+	default:
+		nr = 1 + (rnd_below(4) ? rnd_below(16) : rnd_below(128));
+	}
+	if (ok == P_RO && nr > PAGE / sizeof(*ops))
+		nr = PAGE / sizeof(*ops);
+	k = nr;
+	memset(&copy, 0, sizeof(copy));
+	copy.nr = nr;
+	copy.flags = rnd_below(24) ? 0 : 1 + rnd_below(0xffffffff);
+	copy.reserved = rnd_below(24) ? 0 : 1 + rnd_below(0xffffffff);
+	copy.done = NOT_WRITTEN;
+	if (nr <= CALLOUT_SUBMIT_MAX + 1) {
+		/* The ops, all in the area or the first k before its gap. */
+		if (ok == P_GAP && nr) {
+			size_t split = rnd_below(2) ? 0 : 8 * (1 + rnd_below(5));
+
+			k = rnd_below(nr);
+			ops = (struct callout_op *)(ops_gap - split) - k;
+		} else if (ok == P_RO) {
+			ops = (struct callout_op *)ops_ro;
+			mprotect(ops_ro, PAGE, PROT_READ | PROT_WRITE);
+		} else if (ok == P_VALID) {
+			ops = (struct callout_op *)ops_gap - nr - rnd_below(64);
+		}
+		for (i = 0; ops && i < k; i++) {
+			fill_op(&ops[i], m);
+			given[i] = ops[i];
+		}
+		if (ok == P_RO)
+			mprotect(ops_ro, PAGE, PROT_READ);
+	}
+	if (!ops && ok == P_VALID)
+		ok = P_NULL;		/* nr is past any array */
+	copy.ops = (uintptr_t)(ops ? (char *)ops : rnd_ptr(ok, 48));
+
+	hdr = (void *)rnd_ptr(hk, sizeof(*hdr));
+	if (hk == P_VALID || hk == P_RO) {
+		if (hk == P_RO)
+			mprotect(ro_page, PAGE, PROT_READ | PROT_WRITE);
+		*hdr = copy;
+		if (hk == P_RO)
+			mprotect(ro_page, PAGE, PROT_READ);
+	}
+	before = now_ns();
+	ret = counted_ioctl(m, cmd, C_SUBMIT, hdr, &err);
+	if (ret && ret != -1) {
+		report("SUBMIT returned %ld", ret);
+		return;
+	}
+	if (hk != P_VALID && hk != P_RO) {
+		if (err != EFAULT)
+			report("SUBMIT, header ptr kind %d: %s, want EFAULT", hk,
+			       strerror(err));
+		return;
+	}
+	done = hdr->done;
+
+	/* The header's own checks: nothing carried out. */
+	want = 0;
+	if (copy.flags || copy.reserved)
+		want = EINVAL;
+	else if (nr > CALLOUT_SUBMIT_MAX)
+		want = E2BIG;
+	if (want) {
+		/* Both wrong: either may be said. */
+		if (err != want && !(err == E2BIG && nr > CALLOUT_SUBMIT_MAX) &&
+		    !(hk == P_RO && err == EFAULT))
+			report("SUBMIT nr %u flags %#x reserved %#x: %s, want %s",
+			       nr, copy.flags, copy.reserved, strerror(err),
+			       strerror(want));
+		if (hk == P_VALID && done)
+			report("SUBMIT refused (%s), done %u", strerror(err), done);
+		c = 0;
+		goto check_rest;
+	}
+	if (!nr) {
+		/* A read-only header: done 0 cannot be written back. */
+		if ((err && !(hk == P_RO && err == EFAULT)) ||
+		    (hk == P_VALID && done))
+			report("SUBMIT nr 0 (header kind %d): %s, done %u", hk,
+			       strerror(err), done);
+		return;
+	}
+	if (!ops || ok == P_RO) {
+		/* Not there, or not writable: nothing carried out. */
+		if (err != EFAULT || (hk == P_VALID && done))
+			report("SUBMIT, ops ptr kind %d: %s, done %u, want EFAULT and 0",
+			       ok, strerror(err), done);
+		c = 0;
+		goto check_rest;
+	}
+	/*
+	 * How many were carried out: done, or with a header that cannot be
+	 * written, the operations with a result. Those k before the gap can
+	 * be read: all of them, and EFAULT exactly when k < nr.
+	 */
+	if (hk == P_RO) {
+		for (c = 0; c < k && ops[c].result != NOT_WRITTEN; c++)
+			;
+		if (err != EFAULT)
+			report("SUBMIT with a read-only header: %s, want EFAULT",
+			       strerror(err));
+	} else {
+		c = done;
+		if (c != k || err != (k < nr ? EFAULT : 0))
+			report("SUBMIT of %u, %u readable: %s, done %u", nr, k,
+			       err ? strerror(err) : "0", done);
+		if (c > k)
+			c = k;
+	}
+	for (i = 0; i < c; i++)
+		model_op(m, i, &given[i], &ops[i], before);
+	submit_short += c < nr;
+check_rest:
+	/* Not carried out: no result written. */
+	for (i = c; ops && ok != P_RO && i < k; i++)
+		if (ops[i].result != NOT_WRITTEN) {
+			report("SUBMIT op %u of %u, done %u: result %d written",
+			       i, nr, c, ops[i].result);
+			break;
+		}
+}
+
+static void do_ioctl(struct file_model *m)
+{
+	unsigned int cmd = rnd_cmd();
+	int class = cmd_class(cmd), err;
+	enum ptr_kind k = rnd_below(3) ? P_VALID : rnd_below(NR_PTR);
+	size_t size = class == C_OTHER ? 32 : _IOC_SIZE(cmd);
+	unsigned long long before;
+	char *arg = rnd_ptr(k, size);
+	char copy[64], what[32];
+	long ret;
+
+	if (class == C_SUBMIT) {
+		do_submit(m, cmd);
+		return;
+	}
+	/* What the call sees: random fields in the valid or read-only page. */
+	if (k == P_VALID || k == P_RO) {
+		if (k == P_RO)
+			mprotect(ro_page, PAGE, PROT_READ | PROT_WRITE);
+		fill_arg(class, arg, m);
+		memcpy(copy, arg, size);
+		if (k == P_RO)
+			mprotect(ro_page, PAGE, PROT_READ);
+	}
+	before = now_ns();
+	ret = counted_ioctl(m, cmd, class, arg, &err);
+	if (ret && ret != -1) {
+		report("ioctl %#x returned %ld", cmd, ret);
+		return;
+	}
+	if (class == C_OTHER) {
+		if (err != ENOTTY)
+			report("unknown ioctl %#x: %s, want ENOTTY", cmd,
+			       strerror(err));
+		return;
+	}
+	if (k != P_VALID && k != P_RO) {
+		if (err != EFAULT)
+			report("ioctl %s with ptr kind %d: %s, want EFAULT",
+			       class_names[class], k, strerror(err));
+		return;
+	}
+
+	if (class == C_INFO) {
+		if (err != (k == P_RO ? EFAULT : 0))
+			report("INFO (ptr kind %d): %s", k, strerror(err));
+		if (!err && memcmp(arg, &info, sizeof(info)))
+			report("INFO changed");
+		return;
+	}
+	snprintf(what, sizeof(what), "ptr kind %d", k);
+	model_call(m, class, copy, class == C_SET ?
+		   ((struct callout_set *)arg)->handle : 0, err, k == P_RO,
+		   before, what);
 }
 
 /* Cancel what the model says is armed, take every event left, close. */
@@ -718,6 +1084,15 @@ int main(int argc, char **argv)
 	munmap(guard, PAGE);
 	gap_page = guard;
 	mprotect(ro_page, PAGE, PROT_READ);
+	/* SUBMIT's: an area that ends at an unmapped page, a read-only page */
+	ops_area = mmap(NULL, (OPS_PAGES + 2) * PAGE, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ops_area == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	ops_gap = ops_area + OPS_PAGES * PAGE;
+	ops_ro = ops_gap + PAGE;
+	munmap(ops_gap, PAGE);
+	mprotect(ops_ro, PAGE, PROT_READ);
 
 	base_users = stat_value("user_callouts");
 	base_pending = stat_value("pending");
@@ -749,6 +1124,8 @@ int main(int argc, char **argv)
 
 	printf("# %lu calls, %lu events read, %lu files closed with callouts pending\n",
 	       calls, events_read, reopens);
+	printf("# %lu operations carried out by SUBMIT, %lu SUBMITs stopped short\n",
+	       submit_ops, submit_short);
 	printf("# %lu calls in %llu ms: %llu calls/s\n", calls, took / 1000000,
 	       calls * 1000000000ULL / (took ? took : 1));
 	print_histogram();

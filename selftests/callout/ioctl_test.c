@@ -23,14 +23,6 @@
 
 #define MS		1000000ULL
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* Read up to @max events, waiting at most @ms for the first. */
 static int read_events(int fd, struct callout_event *ev, int max, int ms)
 {

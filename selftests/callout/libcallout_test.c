@@ -15,14 +15,6 @@
 #define MS	1000000ull
 #define MAX_CALLS	256
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* Every func(arg) the library ran, in order. */
 static struct call {
 	int func;		/* 1 for func_one, 2 for func_two */
@@ -97,6 +89,13 @@ static int pump(struct seen *s, int want, int ms)
 FIXTURE(lib) {
 	struct callout_info info;
 	struct seen seen;
+	/*
+	 * A time a callout must not reach while a test runs, however slow
+	 * the host: an hour, or the longest the scheme takes (16 s for simple
+	 * with wheel_bits=14); and as many ticks as fit in it.
+	 */
+	__u64 never_ns;
+	__u64 never_ticks;
 };
 
 FIXTURE_SETUP(lib)
@@ -112,6 +111,10 @@ FIXTURE_SETUP(lib)
 	ASSERT_EQ(ret, callout_fd());
 	ASSERT_EQ(0, callout_getinfo(&self->info));
 	ASSERT_LT(0, self->info.tick_ns);
+	self->never_ns = self->info.max_timeout_ns;
+	if (self->never_ns > 3600000 * MS)
+		self->never_ns = 3600000 * MS;
+	self->never_ticks = self->never_ns / self->info.tick_ns;
 }
 
 FIXTURE_TEARDOWN(lib)
@@ -290,6 +293,8 @@ TEST_F(lib, resetcallout_moves_it)
 		return;
 	start = now_ns();
 	ASSERT_EQ(0, setcallout(10000 * MS, 0, 5, &h));
+	/* Refused: it stays armed as it was, and can be moved after. */
+	EXPECT_EQ(-ERANGE, resetcallout(h, self->info.max_timeout_ns + 1, 0));
 	ASSERT_EQ(0, resetcallout(h, 20 * MS, 0));
 	ASSERT_EQ(1, pump(s, 1, 5000));
 	EXPECT_EQ(h, s->ev[0].handle);
@@ -392,6 +397,387 @@ TEST_F(lib, dispatch_from_epoll)
 	EXPECT_EQ(0, epoll_wait(ep, &ee, 1, 50));
 	EXPECT_EQ(0, callout_dispatch(on_event, s));
 	close(ep);
+}
+
+/* Operations of a batch. */
+static struct callout_op op_set(__u64 timeout_ns, __u64 period_ns,
+				__u64 cookie)
+{
+	return (struct callout_op){ .op = CALLOUT_OP_SET, .timeout = timeout_ns,
+				    .period_ns = period_ns, .cookie = cookie };
+}
+
+static struct callout_op op_unset(__u64 handle)
+{
+	return (struct callout_op){ .op = CALLOUT_OP_UNSET, .handle = handle };
+}
+
+static struct callout_op op_reset(__u64 handle, __u64 timeout_ns)
+{
+	return (struct callout_op){ .op = CALLOUT_OP_RESET, .handle = handle,
+				    .timeout = timeout_ns };
+}
+
+static struct callout_op op_timeout(callout_func_t func, void *arg,
+				    __u64 ticks)
+{
+	return (struct callout_op){ .op = CALLOUT_OP_TIMEOUT,
+				    .cookie = (uintptr_t)func,
+				    .arg = (uintptr_t)arg, .timeout = ticks };
+}
+
+static struct callout_op op_untimeout(callout_func_t func, void *arg)
+{
+	return (struct callout_op){ .op = CALLOUT_OP_UNTIMEOUT,
+				    .cookie = (uintptr_t)func,
+				    .arg = (uintptr_t)arg };
+}
+
+/* A result no operation has: each one carried out must get its own. */
+#define NO_RESULT	12345
+
+static int submit(struct callout_op *ops, unsigned int nr, unsigned int *done)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		ops[i].result = NO_RESULT;
+	*done = ~0u;
+	return callout_submit(ops, nr, done);
+}
+
+/* How many events of @handle @s holds, and the last in *@ev. */
+static int events_of(struct seen *s, __u64 handle,
+		     const struct callout_event **ev)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->n && i < MAX_CALLS; i++) {
+		if (s->ev[i].handle == handle) {
+			if (ev)
+				*ev = &s->ev[i];
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * Every operation, in two batches, the second on handles of the first:
+ * each took effect (the events and calls that come, none that must not,
+ * and the single calls after), none early.
+ */
+TEST_F(lib, submit_every_op)
+{
+	struct seen *s = &self->seen;
+	const struct callout_event *ev = NULL;
+	unsigned long long start1, start2, end;
+	struct callout_op ops[5];
+	unsigned int done;
+	__u64 h[4];
+	int a, b, c, i;
+
+	if (setup_skipped(_metadata))
+		return;
+	start1 = now_ns();
+	ops[0] = op_set(self->never_ns, 0, 1);
+	ops[1] = op_set(self->never_ns, 0, 2);
+	ops[2] = op_set(10 * MS, 10 * MS, 3);
+	ops[3] = op_timeout(func_one, &a, ticks_of(&self->info, 20 * MS));
+	ops[4] = op_timeout(func_two, &b, self->never_ticks);
+	ASSERT_EQ(0, submit(ops, 5, &done));
+	ASSERT_EQ(5, done);
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, ops[i].result) TH_LOG("op %d", i);
+	for (i = 0; i < 3; i++) {
+		h[i] = ops[i].handle;
+		ASSERT_NE(0, h[i]);
+	}
+	ASSERT_NE(h[0], h[1]);
+	ASSERT_NE(h[1], h[2]);
+	ASSERT_NE(h[0], h[2]);
+
+	start2 = now_ns();
+	ops[0] = op_reset(h[0], 20 * MS);
+	ops[1] = op_unset(h[1]);
+	ops[2] = op_untimeout(func_two, &b);
+	ops[3] = op_set(30 * MS, 0, 4);
+	ops[4] = op_timeout(func_two, &c, 1);
+	ASSERT_EQ(0, submit(ops, 5, &done));
+	ASSERT_EQ(5, done);
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, ops[i].result) TH_LOG("op %d", i);
+	h[3] = ops[3].handle;
+	ASSERT_NE(0, h[3]);
+
+	/* h[0] at its new time, h[3], two of h[2], func_one(&a), func_two(&c) */
+	end = now_ns() + 5000 * MS;
+	while (now_ns() < end &&
+	       !(events_of(s, h[0], NULL) && events_of(s, h[3], NULL) &&
+		 events_of(s, h[2], NULL) >= 2 && ncalls >= 2))
+		ASSERT_LE(0, pump(s, 1, 10));
+	/* Periodic, and still pending: the batch armed it so. */
+	ASSERT_EQ(0, unsetcallout(h[2]));
+	EXPECT_EQ(0, pump(s, 0, 100));
+	ASSERT_EQ(1, events_of(s, h[0], &ev));
+	EXPECT_EQ(1, ev->cookie);
+	EXPECT_LE(start2 + 20 * MS, ev->expires_ns);
+	EXPECT_GT(start1 + self->never_ns, ev->expires_ns);
+	EXPECT_LE(ev->expires_ns, ev->fired_ns);
+	ASSERT_EQ(1, events_of(s, h[3], &ev));
+	EXPECT_EQ(4, ev->cookie);
+	EXPECT_EQ(0, ev->flags);
+	EXPECT_LE(start2 + 30 * MS, ev->expires_ns);
+	EXPECT_LE(ev->expires_ns, ev->fired_ns);
+	ASSERT_LE(2, events_of(s, h[2], &ev));
+	EXPECT_EQ(3, ev->cookie);
+	EXPECT_EQ(CALLOUT_EV_PERIODIC, ev->flags);
+	EXPECT_LE(start1 + 20 * MS, ev->expires_ns);
+	EXPECT_EQ(0, events_of(s, h[1], NULL));
+	EXPECT_EQ(s->n, events_of(s, h[0], NULL) + events_of(s, h[2], NULL) +
+		  events_of(s, h[3], NULL));
+	ASSERT_EQ(2, ncalls);
+	EXPECT_EQ(1, times_called(1, &a));
+	EXPECT_EQ(1, times_called(2, &c));
+	EXPECT_EQ(0, times_called(2, &b));
+	for (i = 0; i < ncalls; i++)
+		EXPECT_LE((calls[i].arg == &a ? start1 + 20 * MS :
+			   start2 + self->info.tick_ns), calls[i].at_ns);
+	/* What the batches cancelled, or what ran, is gone. */
+	EXPECT_EQ(-ENOENT, unsetcallout(h[1]));
+	EXPECT_EQ(-ENOENT, untimeout(func_two, &b));
+	EXPECT_EQ(-ENOENT, untimeout(func_one, &a));
+	EXPECT_EQ(-ENOENT, untimeout(func_two, &c));
+}
+
+/*
+ * Operations that fail amid ones that work: each gets its own errno, the
+ * batch goes on, and a failed TIMEOUT is counted as nothing armed (an
+ * untimeout() of it would otherwise ask the kernel and say 0).
+ */
+TEST_F(lib, submit_failing_ops_mid_batch)
+{
+	struct seen *s = &self->seen;
+	struct callout_op ops[12];
+	unsigned int done;
+	__u64 h;
+	int a, b, c, d;
+
+	if (setup_skipped(_metadata))
+		return;
+	ASSERT_EQ(0, setcallout(self->never_ns, 0, 0, &h));
+	ops[0] = op_set(self->never_ns, 0, 1);
+	ops[1] = op_set(0, 0, 2);				/* EINVAL */
+	ops[2] = op_unset(h + (1ULL << 32));			/* ENOENT */
+	ops[3] = op_timeout(func_one, &a, 0);			/* EINVAL */
+	ops[4] = op_timeout(NULL, &b, 1);			/* EINVAL */
+	ops[5] = op_timeout(func_one, &b, 1);
+	ops[6] = op_untimeout(func_two, &b);			/* ENOENT */
+	ops[7] = op_timeout(func_one, &c, self->info.max_timeout_ns /
+			    self->info.tick_ns + 1);		/* ERANGE */
+	ops[8] = op_set(20 * MS, 0, 3);
+	ops[8].flags = 1;					/* EINVAL */
+	ops[9] = op_reset(h, 20 * MS);
+	ops[9].arg = 1;						/* EINVAL */
+	ops[10] = op_set(20 * MS, 0, 4);
+	ops[11] = op_timeout(func_two, &d, 1);
+	ASSERT_EQ(0, submit(ops, 12, &done));
+	ASSERT_EQ(12, done);
+	EXPECT_EQ(0, ops[0].result);
+	EXPECT_EQ(-EINVAL, ops[1].result);
+	EXPECT_EQ(0, ops[1].handle);
+	EXPECT_EQ(-ENOENT, ops[2].result);
+	EXPECT_EQ(-EINVAL, ops[3].result);
+	EXPECT_EQ(-EINVAL, ops[4].result);
+	EXPECT_EQ(0, ops[4].flags);
+	EXPECT_EQ(0, ops[5].result);
+	EXPECT_EQ(-ENOENT, ops[6].result);
+	EXPECT_EQ(-ERANGE, ops[7].result);
+	EXPECT_EQ(-EINVAL, ops[8].result);
+	EXPECT_EQ(-EINVAL, ops[9].result);
+	EXPECT_EQ(0, ops[10].result);
+	EXPECT_EQ(0, ops[11].result);
+	/* What worked runs; what failed does not. */
+	ASSERT_EQ(3, pump(s, 3, 5000));
+	EXPECT_EQ(0, pump(s, 0, 100));
+	ASSERT_EQ(1, s->n);
+	EXPECT_EQ(ops[10].handle, s->ev[0].handle);
+	EXPECT_EQ(4, s->ev[0].cookie);
+	EXPECT_EQ(1, times_called(1, &b));
+	EXPECT_EQ(1, times_called(2, &d));
+	EXPECT_EQ(2, ncalls);
+	/* Op 9 moved nothing, op 0 and h are pending. */
+	EXPECT_EQ(0, unsetcallout(ops[0].handle));
+	EXPECT_EQ(0, unsetcallout(h));
+	EXPECT_EQ(-ENOENT, untimeout(func_one, &a));
+	EXPECT_EQ(-ENOENT, untimeout(func_one, &c));
+}
+
+/*
+ * The timeout fired and its event waits unread: the batch's UNTIMEOUT gets
+ * the kernel's ENOENT, which the library makes 0 and the event dropped,
+ * as untimeout() does; a timeout of a batch is cancelled by untimeout()
+ * after expiry just as well. Only one timeout is armed each time, so a
+ * readable fd says it fired.
+ */
+TEST_F(lib, submit_untimeout_after_expiry)
+{
+	struct callout_op ops[3];
+	unsigned int done;
+	int a, b;
+
+	if (setup_skipped(_metadata))
+		return;
+	ops[0] = op_timeout(func_one, &a, 1);
+	ASSERT_EQ(0, submit(ops, 1, &done));
+	ASSERT_EQ(0, ops[0].result);
+	ASSERT_EQ(1, callout_wait(5000));
+	ops[0] = op_timeout(func_one, &b, self->never_ticks);
+	ops[1] = op_untimeout(func_one, &a);
+	ops[2] = op_untimeout(func_one, &a);
+	ASSERT_EQ(0, submit(ops, 3, &done));
+	ASSERT_EQ(3, done);
+	EXPECT_EQ(0, ops[0].result);
+	EXPECT_EQ(0, ops[1].result);
+	EXPECT_EQ(-ENOENT, ops[2].result);
+	EXPECT_EQ(0, pump(NULL, 0, 100));
+	EXPECT_EQ(0, ncalls);
+
+	/* Armed by a batch, cancelled by untimeout() once it fired. */
+	ops[0] = op_timeout(func_two, &a, 1);
+	ASSERT_EQ(0, submit(ops, 1, &done));
+	ASSERT_EQ(0, ops[0].result);
+	ASSERT_EQ(1, callout_wait(5000));
+	EXPECT_EQ(0, untimeout(func_two, &a));
+	EXPECT_EQ(-ENOENT, untimeout(func_two, &a));
+	EXPECT_EQ(0, pump(NULL, 0, 100));
+	EXPECT_EQ(0, ncalls);
+
+	/* Armed by timeout(), cancelled by a batch once it fired. */
+	ASSERT_EQ(0, timeout(func_two, &b, 1));
+	ASSERT_EQ(1, callout_wait(5000));
+	ops[0] = op_untimeout(func_two, &b);
+	ops[1] = op_untimeout(func_one, &b);
+	ASSERT_EQ(0, submit(ops, 2, &done));
+	EXPECT_EQ(0, ops[0].result);
+	EXPECT_EQ(0, ops[1].result);
+	EXPECT_EQ(0, pump(NULL, 0, 100));
+	EXPECT_EQ(0, ncalls);
+	EXPECT_EQ(-ENOENT, untimeout(func_two, &b));
+	EXPECT_EQ(-ENOENT, untimeout(func_one, &b));
+}
+
+/* Counts its calls in *arg: for more than calls[] holds. */
+static void func_count(void *arg)
+{
+	++*(int *)arg;
+}
+
+/*
+ * Counts: 0 (no array needed), and more than one kernel call takes: the
+ * library splits them, and every one is carried out.
+ */
+TEST_F(lib, submit_any_count)
+{
+	enum { N = 2 * CALLOUT_SUBMIT_MAX + 3 };
+	static struct callout_op ops[N];
+	static __u64 handles[N];
+	static int runs[N];
+	unsigned int done, i, j;
+
+	if (setup_skipped(_metadata))
+		return;
+	done = ~0u;
+	EXPECT_EQ(0, callout_submit(NULL, 0, &done));
+	EXPECT_EQ(0, done);
+	EXPECT_EQ(0, callout_submit(NULL, 0, NULL));
+
+	for (i = 0; i < N; i++)
+		ops[i] = i % 2 ? op_set(self->never_ns, 0, i) :
+			 op_timeout(func_count, &runs[i], 1);
+	ASSERT_EQ(0, submit(ops, N, &done));
+	ASSERT_EQ(N, done);
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, ops[i].result) TH_LOG("op %u", i);
+	/* Cancel the SETs, in one call of as many. */
+	for (i = 0; i < N; i++) {
+		handles[i] = ops[i].handle;
+		ops[i] = op_unset(i % 2 ? handles[i] : 0);
+	}
+	ASSERT_EQ(0, submit(ops, N, &done));
+	ASSERT_EQ(N, done);
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(i % 2 ? 0 : -ENOENT, ops[i].result) TH_LOG("op %u", i);
+	/* Every SET's handle was its own. */
+	for (i = 1; i < N; i += 2) {
+		ASSERT_NE(0, handles[i]);
+		for (j = 1; j < i; j += 2)
+			ASSERT_NE(handles[j], handles[i]);
+	}
+	/* Every TIMEOUT runs once. */
+	ASSERT_EQ((N + 1) / 2, pump(NULL, (N + 1) / 2, 10000));
+	EXPECT_EQ(0, pump(NULL, 0, 50));
+	for (i = 0; i < N; i += 2)
+		ASSERT_EQ(1, runs[i]) TH_LOG("op %u", i);
+}
+
+/*
+ * The array runs into a page the kernel cannot write, from op W on: the
+ * call fails with EFAULT and done says how far it got, exactly: those ops
+ * have their results, the rest are untouched and not carried out (the
+ * kernel has no timeout of theirs), and the library counted just the
+ * TIMEOUTs that were.
+ */
+TEST_F(lib, submit_stops_at_efault)
+{
+	enum { W = 100, N = 150 };
+	struct callout_untimeout req = { .func = (uintptr_t)func_one };
+	size_t page = sysconf(_SC_PAGESIZE);
+	struct callout_op *ops;
+	static char args[N];
+	unsigned int done, i;
+	char *map;
+
+	if (setup_skipped(_metadata))
+		return;
+	map = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ops = (struct callout_op *)(map + 2 * page) - W;
+	ASSERT_LE((char *)map, (char *)ops);
+	ASSERT_GE(map + 3 * page, (char *)(ops + N));
+	for (i = 0; i < N; i++) {
+		ops[i] = op_timeout(func_one, &args[i],
+				    self->never_ticks);
+		/* Some as if carried out: the kernel never reads a result. */
+		ops[i].result = i % 2 ? 0 : NO_RESULT;
+	}
+	ASSERT_EQ(0, mprotect(map + 2 * page, page, PROT_READ));
+	done = ~0u;
+	EXPECT_EQ(-EFAULT, callout_submit(ops, N, &done));
+	EXPECT_EQ(EFAULT, errno);
+	ASSERT_GE(W, done);
+	TH_LOG("done %u of %u writable", done, W);
+	for (i = 0; i < N; i++) {
+		if (i < done) {
+			EXPECT_EQ(0, ops[i].result) TH_LOG("op %u", i);
+			/* Armed, and counted. */
+			EXPECT_EQ(0, untimeout(func_one, &args[i]))
+				TH_LOG("op %u of %u done", i, done);
+			continue;
+		}
+		EXPECT_EQ(i % 2 ? 0 : NO_RESULT, ops[i].result)
+			TH_LOG("op %u", i);
+		/* Neither counted nor armed. */
+		EXPECT_EQ(-ENOENT, untimeout(func_one, &args[i]))
+			TH_LOG("op %u of %u done", i, done);
+		req.arg = (uintptr_t)&args[i];
+		EXPECT_EQ(-1, ioctl(callout_fd(), CALLOUT_IOC_UNTIMEOUT, &req));
+		EXPECT_EQ(ENOENT, errno) TH_LOG("op %u of %u done", i, done);
+	}
+	EXPECT_EQ(0, pump(NULL, 0, 50));
+	EXPECT_EQ(0, ncalls);
+	munmap(map, 3 * page);
 }
 
 TEST_HARNESS_MAIN

@@ -97,13 +97,12 @@ FIXTURE_VARIANT_ADD(params, max_total) {
 
 FIXTURE_SETUP(params)
 {
+	const char *why;
+
 	self->kmsg = -1;
-	if (!callout_first_boot())
-		SKIP(return, "runs in the first boot only: it loads its own parameters");
-	if (geteuid() != 0)
-		SKIP(return, "needs root to load modules");
-	if (!callout_loaded())
-		SKIP(return, "callout.ko is not loaded");
+	why = callout_reload_skip();
+	if (why)
+		SKIP(return, "%s", why);
 	if (access(callout_ko_path(), R_OK))
 		SKIP(return, "no %s to load (set CALLOUT_KO)",
 		     callout_ko_path());

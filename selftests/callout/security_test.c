@@ -43,20 +43,6 @@ static bool become_nobody(void)
 	       geteuid() == NOBODY && getegid() == NOBODY && setuid(0) != 0;
 }
 
-static int timeout_callout(int fd, __u64 func, __u64 arg, __u64 ticks)
-{
-	struct callout_timeout t = { .func = func, .arg = arg, .ticks = ticks };
-
-	return ioctl(fd, CALLOUT_IOC_TIMEOUT, &t) ? -errno : 0;
-}
-
-static int untimeout_callout(int fd, __u64 func, __u64 arg)
-{
-	struct callout_untimeout u = { .func = func, .arg = arg };
-
-	return ioctl(fd, CALLOUT_IOC_UNTIMEOUT, &u) ? -errno : 0;
-}
-
 /*
  * A timeout no test waits for: a minute, or the longest the scheme takes
  * (simple holds 2^wheel_bits ticks). Sets *@ticks to it in ticks.

@@ -10,7 +10,11 @@
  *
  * Workers issue random SET (one-shot and periodic), UNSET, RESET, TIMEOUT,
  * UNTIMEOUT, read, and close-and-reopen on NFILES files, with timeouts from
- * one tick to TMAX_NS. A hotplug thread takes CPUs offline and online (it
+ * one tick to TMAX_NS, and CALLOUT_IOC_SUBMIT batches of 1 to SUBMIT_BATCH
+ * of those operations, one in 16 of them malformed (an unknown code, flags,
+ * a field it does not read: EINVAL, and nothing may come of it). Each
+ * operation of a batch is held to what its single ioctl promises, within
+ * the window of the whole call. A hotplug thread takes CPUs offline and online (it
  * says so and stops if there is no hotplug), a debugfs thread reads every
  * file of /sys/kernel/debug/callout in a loop, and a reader thread keeps the
  * event queues short.
@@ -61,14 +65,6 @@
 
 typedef unsigned long long u64;
 
-static u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* xorshift64*, one state per thread */
 static u64 rnd(u64 *s)
 {
@@ -96,7 +92,7 @@ enum op {
 	OP_SET1, OP_SETP, OP_UNSET_OK, OP_UNSET_ENOENT, OP_RESET_OK,
 	OP_RESET_ENOENT, OP_TIMEOUT, OP_UNTIMEOUT_OK, OP_UNTIMEOUT_ENOENT,
 	OP_READ, OP_CLOSE, OP_REFUSED, OP_CPU_OFF, OP_CPU_ON, OP_CPU_FAIL,
-	OP_DEBUGFS, NR_OPS
+	OP_DEBUGFS, OP_SUBMIT, OP_SUBMIT_EINVAL, NR_OPS
 };
 
 static const char * const op_name[NR_OPS] = {
@@ -104,7 +100,8 @@ static const char * const op_name[NR_OPS] = {
 	"RESET -> 0", "RESET -> ENOENT", "TIMEOUT", "UNTIMEOUT -> 0",
 	"UNTIMEOUT -> ENOENT", "read() calls", "close+reopen",
 	"refused (ENOSPC/ERANGE)", "CPU offline", "CPU online",
-	"CPU hotplug refused", "debugfs files read",
+	"CPU hotplug refused", "debugfs files read", "SUBMIT calls",
+	"SUBMIT ops malformed (EINVAL)",
 };
 
 enum acct {
@@ -735,37 +732,51 @@ static bool refused(int err)
 	return false;
 }
 
-static void op_set(struct tfile *f, u64 *s)
+/* A SET (@req, as given and as written back) ended in @err: the model. */
+static void set_done(struct tfile *f, const struct callout_set *req, int err,
+		     u64 before, u64 after)
 {
-	struct callout_set req = { 0 };
-	u64 before, after;
 	struct rec *r;
-	int ret;
 
-	req.timeout_ns = rnd_time(s);
-	req.period_ns = rnd(s) % 4 == 0 ? rnd_time(s) : 0;
-	req.cookie = rnd(s);
-	before = now_ns();
-	ret = ioctl(f->fd, CALLOUT_IOC_SET, &req);
-	after = now_ns();
-	if (ret) {
-		if (!refused(errno))
-			bad(B_ERRNO, "SET: %s", strerror(errno));
+	if (err) {
+		if (!refused(err))
+			bad(B_ERRNO, "SET: %s", strerror(err));
 		return;
 	}
-	atomic_fetch_add(&ops[req.period_ns ? OP_SETP : OP_SET1], 1);
+	atomic_fetch_add(&ops[req->period_ns ? OP_SETP : OP_SET1], 1);
 	pthread_mutex_lock(&f->lock);
-	if (!req.handle || handle_map_get(&f->by_handle, req.handle)) {
-		bad(B_RESULT, "SET gave handle %llu twice", req.handle);
+	if (!req->handle || handle_map_get(&f->by_handle, req->handle)) {
+		bad(B_RESULT, "SET gave handle %llu twice", req->handle);
 	} else {
-		r = new_rec(f, req.handle);
-		add_epoch(r, before, after, req.timeout_ns, req.period_ns);
+		r = new_rec(f, req->handle);
+		add_epoch(r, before, after, req->timeout_ns, req->period_ns);
 		f->live++;
-		if (!req.period_ns)
-			note_due(f, after + req.timeout_ns);
+		if (!req->period_ns)
+			note_due(f, after + req->timeout_ns);
 		release_orphans(f);
 	}
 	pthread_mutex_unlock(&f->lock);
+}
+
+static void set_fill(struct callout_set *req, u64 *s)
+{
+	memset(req, 0, sizeof(*req));
+	req->timeout_ns = rnd_time(s);
+	req->period_ns = rnd(s) % 4 == 0 ? rnd_time(s) : 0;
+	req->cookie = rnd(s);
+}
+
+static void op_set(struct tfile *f, u64 *s)
+{
+	struct callout_set req;
+	u64 before, after;
+	int ret;
+
+	set_fill(&req, s);
+	before = now_ns();
+	ret = ioctl(f->fd, CALLOUT_IOC_SET, &req);
+	after = now_ns();
+	set_done(f, &req, ret ? errno : 0, before, after);
 }
 
 /*
@@ -783,44 +794,38 @@ static struct rec *pick(struct tfile *f, u64 *s)
 }
 
 /*
- * UNSET (@reset false) or RESET of a random handle. Its events read
- * meanwhile are held until the result is known.
+ * The handle of a random record for an UNSET or RESET, marked in flight
+ * (*@r), or one never given (*@r NULL). False if the record picked has an
+ * op in flight already: one op at a time on a handle, so that its epochs
+ * are in the order the kernel applied them (callout_test races concurrent
+ * sets of one callout in the kernel).
  */
-static void op_unset_reset(struct tfile *f, u64 *s, bool reset)
+static bool unset_reset_pick(struct tfile *f, u64 *s, struct rec **r, u64 *h)
 {
-	struct callout_reset req = { 0 };
-	bool sure_live, cancelled = false;
-	u64 before, after, h;
-	struct rec *r;
-	int ret, err;
-
 	pthread_mutex_lock(&f->lock);
-	r = pick(f, s);
-	if (r && r->inflight) {
-		/*
-		 * One op at a time on a handle, so that its epochs are in
-		 * the order the kernel applied them; callout_test races
-		 * concurrent sets of one callout in the kernel.
-		 */
+	*r = pick(f, s);
+	if (*r && (*r)->inflight) {
 		pthread_mutex_unlock(&f->lock);
-		return;
+		return false;
 	}
-	if (r)
-		r->inflight++;
+	if (*r)
+		(*r)->inflight++;
 	pthread_mutex_unlock(&f->lock);
 	/* A generation no slot reaches: never given. */
-	h = r ? r->handle : (1ULL << 62) + rnd(s) % 1000;
+	*h = *r ? (*r)->handle : (1ULL << 62) + rnd(s) % 1000;
+	return true;
+}
 
-	req.handle = h;
-	req.timeout_ns = rnd_time(s);
-	req.period_ns = rnd(s) % 3 == 0 ? rnd_time(s) : 0;
-	before = now_ns();
-	if (reset)
-		ret = ioctl(f->fd, CALLOUT_IOC_RESET, &req);
-	else
-		ret = ioctl(f->fd, CALLOUT_IOC_UNSET, &h);
-	err = ret ? errno : 0;
-	after = now_ns();
+/*
+ * An UNSET (@reset false) or RESET (@req) of handle @h, record @r (NULL:
+ * never given), ended in @err: check it against the model and follow it.
+ * Its events read meanwhile were held until now.
+ */
+static void unset_reset_done(struct tfile *f, struct rec *r, u64 h, bool reset,
+			     const struct callout_reset *req, int err,
+			     u64 before, u64 after)
+{
+	bool sure_live, cancelled = false;
 
 	if (!r) {
 		if (err != ENOENT)
@@ -855,10 +860,10 @@ static void op_unset_reset(struct tfile *f, u64 *s, bool reset)
 	if (reset) {
 		if (!err) {
 			atomic_fetch_add(&ops[OP_RESET_OK], 1);
-			add_epoch(r, before, after, req.timeout_ns,
-				  req.period_ns);
-			if (!req.period_ns)
-				note_due(f, after + req.timeout_ns);
+			add_epoch(r, before, after, req->timeout_ns,
+				  req->period_ns);
+			if (!req->period_ns)
+				note_due(f, after + req->timeout_ns);
 		} else if (err == ENOENT) {
 			atomic_fetch_add(&ops[OP_RESET_ENOENT], 1);
 			if (sure_live)
@@ -896,13 +901,44 @@ static void op_unset_reset(struct tfile *f, u64 *s, bool reset)
 	pthread_mutex_unlock(&f->lock);
 }
 
-static void op_timeout(struct tfile *f, u64 *s)
+static void reset_fill(struct callout_reset *req, u64 h, u64 *s)
 {
-	struct callout_timeout req = { 0 };
-	int idx, ia, ret, err;
+	req->handle = h;
+	req->timeout_ns = rnd_time(s);
+	req->period_ns = rnd(s) % 3 == 0 ? rnd_time(s) : 0;
+}
+
+/* UNSET (@reset false) or RESET of a random handle. */
+static void op_unset_reset(struct tfile *f, u64 *s, bool reset)
+{
+	struct callout_reset req = { 0 };
+	u64 before, after, h;
+	struct rec *r;
+	int ret;
+
+	if (!unset_reset_pick(f, s, &r, &h))
+		return;
+	reset_fill(&req, h, s);
+	before = now_ns();
+	if (reset)
+		ret = ioctl(f->fd, CALLOUT_IOC_RESET, &req);
+	else
+		ret = ioctl(f->fd, CALLOUT_IOC_UNSET, &h);
+	after = now_ns();
+	unset_reset_done(f, r, h, reset, &req, ret ? errno : 0, before, after);
+}
+
+/*
+ * A TIMEOUT of a new func/arg pair or, one time in four, of one armed
+ * before: its arming enters the model as pending, in flight. Return: the
+ * pair's index; *@ia: the arming's.
+ */
+static int timeout_prepare(struct tfile *f, u64 *s, struct callout_timeout *req,
+			   int *ia)
+{
 	struct arming *a;
 	struct pair *p;
-	u64 after;
+	int idx;
 
 	pthread_mutex_lock(&f->lock);
 	if (f->npairs && rnd(s) % 4 == 0) {
@@ -915,23 +951,26 @@ static void op_timeout(struct tfile *f, u64 *s)
 		f->pairs[idx].arg = idx + 1;
 	}
 	p = &f->pairs[idx];
-	req.func = p->func;
-	req.arg = p->arg;
-	req.ticks = 1 + rnd(s) % (TMAX_NS / tick_ns);
+	req->func = p->func;
+	req->arg = p->arg;
+	req->ticks = 1 + rnd(s) % (TMAX_NS / tick_ns);
 	grow((void **)&p->a, p->na, &p->cap_a, sizeof(*p->a));
-	ia = p->na++;
-	a = &p->a[ia];
+	*ia = p->na++;
+	a = &p->a[*ia];
 	memset(a, 0, sizeof(*a));
-	a->timeout = req.ticks * tick_ns;
+	a->timeout = req->ticks * tick_ns;
 	a->before = now_ns();
 	a->after = ~0ULL;
 	a->pending = 1;
 	p->inflight++;
 	pthread_mutex_unlock(&f->lock);
+	return idx;
+}
 
-	ret = ioctl(f->fd, CALLOUT_IOC_TIMEOUT, &req);
-	err = ret ? errno : 0;
-	after = now_ns();
+static void timeout_done(struct tfile *f, int idx, int ia, int err, u64 after)
+{
+	struct arming *a;
+	struct pair *p;
 
 	pthread_mutex_lock(&f->lock);
 	p = &f->pairs[idx];
@@ -953,40 +992,252 @@ static void op_timeout(struct tfile *f, u64 *s)
 	pthread_mutex_unlock(&f->lock);
 }
 
-static void op_untimeout(struct tfile *f, u64 *s)
+static void op_timeout(struct tfile *f, u64 *s)
 {
-	struct callout_untimeout req = { 0 };
+	struct callout_timeout req = { 0 };
+	int idx, ia, ret;
+
+	idx = timeout_prepare(f, s, &req, &ia);
+	ret = ioctl(f->fd, CALLOUT_IOC_TIMEOUT, &req);
+	timeout_done(f, idx, ia, ret ? errno : 0, now_ns());
+}
+
+/* The UNTIMEOUT of a random pair, in flight: its index, or -1 if none. */
+static int untimeout_prepare(struct tfile *f, u64 *s,
+			     struct callout_untimeout *req)
+{
 	struct pair *p;
-	int idx, ret;
+	int idx;
 
 	pthread_mutex_lock(&f->lock);
 	if (!f->npairs) {
 		pthread_mutex_unlock(&f->lock);
-		return;
+		return -1;
 	}
 	idx = rnd(s) % f->npairs;
 	p = &f->pairs[idx];
-	req.func = p->func;
-	req.arg = p->arg;
+	req->func = p->func;
+	req->arg = p->arg;
 	p->inflight++;
 	pthread_mutex_unlock(&f->lock);
+	return idx;
+}
 
-	ret = ioctl(f->fd, CALLOUT_IOC_UNTIMEOUT, &req);
+static void untimeout_done(struct tfile *f, int idx, int err)
+{
+	struct pair *p;
 
 	pthread_mutex_lock(&f->lock);
 	p = &f->pairs[idx];
-	if (!ret) {
+	if (!err) {
 		atomic_fetch_add(&ops[OP_UNTIMEOUT_OK], 1);
 		atomic_fetch_add(&accts[A_TIMEOUT_CANCELLED], 1);
 		p->untimed++;
-	} else if (errno == ENOENT) {
+	} else if (err == ENOENT) {
 		atomic_fetch_add(&ops[OP_UNTIMEOUT_ENOENT], 1);
 	} else {
-		bad(B_ERRNO, "UNTIMEOUT: %s", strerror(errno));
+		bad(B_ERRNO, "UNTIMEOUT: %s", strerror(err));
 	}
 	if (!--p->inflight)
 		release_pair(p);
 	pthread_mutex_unlock(&f->lock);
+}
+
+static void op_untimeout(struct tfile *f, u64 *s)
+{
+	struct callout_untimeout req = { 0 };
+	int idx, ret;
+
+	idx = untimeout_prepare(f, s, &req);
+	if (idx < 0)
+		return;
+	ret = ioctl(f->fd, CALLOUT_IOC_UNTIMEOUT, &req);
+	untimeout_done(f, idx, ret ? errno : 0);
+}
+
+/*
+ * CALLOUT_IOC_SUBMIT of 1 to SUBMIT_BATCH random operations, the same as
+ * the single ones do, and now and then one that is not well formed (an
+ * unknown code, flags, a field its operation does not read, on a handle or
+ * pair of the file): EINVAL, and nothing may come of it. The SETs and
+ * RESETs count from one clock read within the call's window.
+ */
+#define SUBMIT_BATCH	16
+
+struct bop {
+	int kind;		/* OP_SET1 (any SET), OP_UNSET_OK, ... */
+	bool bad;		/* not well formed: EINVAL */
+	struct rec *r;		/* UNSET, RESET */
+	u64 h;
+	int idx, ia;		/* TIMEOUT, UNTIMEOUT */
+};
+
+/* A malformed operation: wrong code, flags, or a field it does not read. */
+static void malform(struct callout_op *o, u64 *s)
+{
+	switch (rnd(s) % 3) {
+	case 0:
+		o->op = rnd(s) % 2 ? 0 : CALLOUT_OP_UNTIMEOUT + 1 + rnd(s) % 100;
+		break;
+	case 1:
+		o->flags = 1 + rnd(s) % 0xffff;
+		break;
+	default:
+		switch (o->op) {
+		case CALLOUT_OP_SET:
+		case CALLOUT_OP_UNSET:
+		case CALLOUT_OP_RESET:
+			o->arg = 1 + rnd(s) % 1000;
+			break;
+		default:
+			o->period_ns = 1 + rnd(s) % 1000;
+		}
+	}
+}
+
+static void op_submit(struct tfile *f, u64 *s)
+{
+	struct callout_op o[SUBMIT_BATCH];
+	struct bop b[SUBMIT_BATCH];
+	struct callout_submit req = { .ops = (uintptr_t)o };
+	int n = 1 + rnd(s) % SUBMIT_BATCH, i, ret, err;
+	u64 before, after;
+
+	memset(o, 0, sizeof(o));
+	for (i = 0; i < n; i++) {
+		unsigned int x = rnd(s) % 100;
+
+		memset(&b[i], 0, sizeof(b[i]));
+		b[i].bad = rnd(s) % 16 == 0;
+		if (x < 35 && f->live >= LIVE_MAX && !b[i].bad)
+			x = 35;
+		if (x < 35) {
+			struct callout_set req;
+
+			set_fill(&req, s);
+			b[i].kind = OP_SET1;
+			o[i].op = CALLOUT_OP_SET;
+			o[i].timeout = req.timeout_ns;
+			o[i].period_ns = req.period_ns;
+			o[i].cookie = req.cookie;
+		} else if (x < 75) {
+			struct callout_reset req = { 0 };
+			bool reset = x >= 55;
+
+			/* A malformed one names any handle, not in flight. */
+			if (b[i].bad) {
+				struct rec *r;
+
+				pthread_mutex_lock(&f->lock);
+				r = pick(f, s);
+				b[i].h = r ? r->handle : 1;
+				pthread_mutex_unlock(&f->lock);
+			} else if (!unset_reset_pick(f, s, &b[i].r, &b[i].h)) {
+				b[i].r = NULL;
+				b[i].h = (1ULL << 62) + rnd(s) % 1000;
+			}
+			reset_fill(&req, b[i].h, s);
+			b[i].kind = reset ? OP_RESET_OK : OP_UNSET_OK;
+			o[i].op = reset ? CALLOUT_OP_RESET : CALLOUT_OP_UNSET;
+			o[i].handle = b[i].h;
+			if (reset) {
+				o[i].timeout = req.timeout_ns;
+				o[i].period_ns = req.period_ns;
+			}
+		} else if (x < 90) {
+			struct callout_timeout req = {
+				.func = 0x1000 * (1 + rnd(s) % 4),
+				.arg = 1 + rnd(s) % 1000,
+				.ticks = 1 + rnd(s) % 100,
+			};
+
+			/* A malformed one: any pair, not in the model. */
+			if (!b[i].bad)
+				b[i].idx = timeout_prepare(f, s, &req, &b[i].ia);
+			b[i].kind = OP_TIMEOUT;
+			o[i].op = CALLOUT_OP_TIMEOUT;
+			o[i].cookie = req.func;
+			o[i].arg = req.arg;
+			o[i].timeout = req.ticks;
+		} else {
+			struct callout_untimeout req = { 0 };
+
+			/* A malformed one may name a pair armed or not. */
+			b[i].idx = b[i].bad ? -1 : untimeout_prepare(f, s, &req);
+			if (b[i].bad) {
+				req.func = 0x1000 * (1 + rnd(s) % 4);
+				req.arg = 1 + rnd(s) % 1000;
+			} else if (b[i].idx < 0) {
+				req.func = 0x1000;
+				req.arg = ~0ULL;	/* no such pair */
+			}
+			b[i].kind = OP_UNTIMEOUT_OK;
+			o[i].op = CALLOUT_OP_UNTIMEOUT;
+			o[i].cookie = req.func;
+			o[i].arg = req.arg;
+		}
+		if (b[i].bad)
+			malform(&o[i], s);
+		o[i].result = 1;	/* no call gives 1: not written */
+	}
+	req.nr = n;
+	before = now_ns();
+	ret = ioctl(f->fd, CALLOUT_IOC_SUBMIT, &req);
+	err = ret ? errno : 0;
+	after = now_ns();
+	atomic_fetch_add(&ops[OP_SUBMIT], 1);
+	if (ret || req.done != (__u32)n)
+		bad(B_RESULT, "SUBMIT of %d: %s, done %u", n,
+		    err ? strerror(err) : "0", req.done);
+	for (i = 0; i < n; i++) {
+		err = -o[i].result;
+		if (i >= (int)req.done || o[i].result > 0 || err > 4095) {
+			if (i < (int)req.done)
+				bad(B_RESULT, "SUBMIT op %d: result %d", i,
+				    o[i].result);
+			err = EIO;	/* for the model: not carried out */
+		} else if (b[i].bad) {
+			atomic_fetch_add(&ops[OP_SUBMIT_EINVAL], 1);
+			if (err != EINVAL)
+				bad(B_RESULT, "SUBMIT op %d, code %u flags %#x: %s, want EINVAL",
+				    i, o[i].op, o[i].flags, strerror(err));
+			if (o[i].op == CALLOUT_OP_SET && !err)
+				set_done(f, &(struct callout_set){
+					 .timeout_ns = o[i].timeout,
+					 .period_ns = o[i].period_ns,
+					 .cookie = o[i].cookie,
+					 .handle = o[i].handle }, 0, before, after);
+			continue;
+		}
+		switch (b[i].kind) {
+		case OP_SET1:
+			set_done(f, &(struct callout_set){
+				 .timeout_ns = o[i].timeout,
+				 .period_ns = o[i].period_ns,
+				 .cookie = o[i].cookie,
+				 .handle = o[i].handle }, err, before, after);
+			break;
+		case OP_UNSET_OK:
+		case OP_RESET_OK:
+			unset_reset_done(f, b[i].r, b[i].h,
+					 b[i].kind == OP_RESET_OK,
+					 &(struct callout_reset){
+					 .handle = b[i].h,
+					 .timeout_ns = o[i].timeout,
+					 .period_ns = o[i].period_ns },
+					 err, before, after);
+			break;
+		case OP_TIMEOUT:
+			timeout_done(f, b[i].idx, b[i].ia, err, after);
+			break;
+		default:
+			if (b[i].idx >= 0)
+				untimeout_done(f, b[i].idx, err);
+			else if (err != ENOENT)
+				bad(B_RESULT, "SUBMIT UNTIMEOUT of no pair: %s",
+				    strerror(err));
+		}
+	}
 }
 
 static void *worker(void *arg)
@@ -1014,6 +1265,8 @@ static void *worker(void *arg)
 			op_timeout(f, &s);
 		else if (x < 760)
 			op_untimeout(f, &s);
+		else if (x < 830)
+			op_submit(f, &s);
 		else
 			read_file(f);
 		pthread_rwlock_unlock(&f->fd_lock);

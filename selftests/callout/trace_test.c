@@ -222,14 +222,6 @@ FIXTURE_TEARDOWN(trace)
 	}
 }
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /*
  * The odd callouts are cancelled, but each is due a few ticks after its SET
  * and nothing says how soon the UNSET loop gets to it: on a slow or busy

@@ -7,6 +7,7 @@
  *	calloutctl watch [opts] SPEC... arm callouts and stream their events
  *	calloutctl set [opts] TIME      arm one callout, print its events
  *	calloutctl unset [opts] TIME    arm one, cancel it, show nothing fires
+ *	calloutctl submit [opts] OP...  operations in batches (ioctl SUBMIT)
  *
  * A callout belongs to the /dev/callout file that set it and dies with it,
  * so every command that arms callouts stays to watch them. Exit status: 0
@@ -33,6 +34,7 @@
 #define MAX_CPUS	1024
 #define MAX_ROWS	128
 #define MAX_SPECS	64
+#define MAX_OPS		CALLOUT_SUBMIT_MAX	/* of one submit command */
 
 static const char *const scheme_names[] = {
 	[CALLOUT_SCHEME_LIST] = "list",
@@ -124,6 +126,40 @@ static bool parse_count(const char *s, unsigned long *n)
 	errno = 0;
 	*n = strtoul(s, &end, 10);
 	return !errno && !*end;
+}
+
+/* A number as calloutctl prints one: decimal digits only. */
+static bool parse_u64(const char *s, __u64 *v)
+{
+	unsigned long long n;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*v = n;
+	return true;
+}
+
+/* TIME or TIME/PERIOD: *@period_ns is 0 without a PERIOD. */
+static bool parse_times(const char *s, __u64 *timeout_ns, __u64 *period_ns)
+{
+	char buf[64], *p;
+
+	if (strlen(s) >= sizeof(buf))
+		return false;
+	strcpy(buf, s);
+	*period_ns = 0;
+	p = strchr(buf, '/');
+	if (p) {
+		*p++ = '\0';
+		if (!parse_duration(p, period_ns))
+			return false;
+	}
+	return parse_duration(buf, timeout_ns);
 }
 
 static const char *scheme_name(__u32 scheme)
@@ -295,7 +331,7 @@ static int cmd_stats(int argc, char **argv)
 struct watch {
 	__u64 start_ns;
 	unsigned long events;	/* events printed */
-	unsigned long oneshots;	/* one-shots (and timeouts) not yet fired */
+	long oneshots;		/* one-shots (and timeouts) not yet fired */
 	bool quiet;
 };
 
@@ -360,7 +396,7 @@ static int watch_loop(struct watch *w, unsigned long count, bool periodic,
 			return fail_errno("read", -ret);
 		if (count && w->events >= count)
 			return EXIT_SUCCESS;
-		if (!periodic && !w->oneshots)
+		if (!periodic && w->oneshots <= 0)
 			return EXIT_SUCCESS;
 		wait_ms = -1;
 		if (until_ns) {
@@ -375,7 +411,12 @@ static int watch_loop(struct watch *w, unsigned long count, bool periodic,
 	}
 }
 
-static int cmd_watch(int argc, char **argv)
+/*
+ * The options watch and submit share: -c N, -d DURATION, -q and -h.
+ * -1 to go on with the operands at optind, else the exit status to return.
+ */
+static int parse_watch_opts(int argc, char **argv, unsigned long *count,
+			    __u64 *duration, struct watch *w)
 {
 	static const struct option longopts[] = {
 		{ "count", required_argument, NULL, 'c' },
@@ -384,26 +425,20 @@ static int cmd_watch(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	static struct timeout_arg targs[MAX_SPECS];
-	struct watch w = { 0 };
-	unsigned long count = 0;
-	__u64 duration = 0, timeout_ns, period_ns, handle;
-	struct callout_info info;
-	bool periodic = false;
-	int c, i, ret;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "+c:d:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			if (!parse_count(optarg, &count))
+			if (!parse_count(optarg, count))
 				return usage_error("bad count '%s'", optarg);
 			break;
 		case 'd':
-			if (!parse_duration(optarg, &duration))
+			if (!parse_duration(optarg, duration))
 				return usage_error("bad duration '%s'", optarg);
 			break;
 		case 'q':
-			w.quiet = true;
+			w->quiet = true;
 			break;
 		case 'h':
 			fputs(cmd->usage, stdout);
@@ -412,6 +447,22 @@ static int cmd_watch(int argc, char **argv)
 			return usage_error("unknown option");
 		}
 	}
+	return -1;
+}
+
+static int cmd_watch(int argc, char **argv)
+{
+	static struct timeout_arg targs[MAX_SPECS];
+	struct watch w = { 0 };
+	unsigned long count = 0;
+	__u64 duration = 0, timeout_ns, period_ns, handle;
+	struct callout_info info;
+	bool periodic = false;
+	int i, ret;
+
+	ret = parse_watch_opts(argc, argv, &count, &duration, &w);
+	if (ret >= 0)
+		return ret;
 	if (optind == argc)
 		return usage_error("which callouts? give at least one SPEC");
 	if (argc - optind > MAX_SPECS)
@@ -604,6 +655,325 @@ static int cmd_unset(int argc, char **argv)
 	return w.events == !cancelled ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+/*
+ * submit: the command line's operations, in batches that the word "wait"
+ * separates, each batch one callout_submit(). A HANDLE is a number or @N,
+ * the handle that op N (a set of an earlier batch) was given; untimeout N
+ * cancels the pair of timeout op N. Each op's cookie (a timeout's: its
+ * func's) is its number unless cookie= says otherwise.
+ */
+static struct callout_op sub_ops[MAX_OPS];
+static int sub_ref[MAX_OPS];		/* op of @N or of untimeout N, or -1 */
+static struct timeout_arg sub_targs[MAX_OPS];
+
+struct sub_batch {
+	int end;			/* ops [previous end, end) */
+	__u64 wait_ns;			/* then sleep this long, */
+	bool wait_event;		/* or until an event is queued */
+};
+
+static const char *const op_names[] = {
+	[CALLOUT_OP_SET] = "set",
+	[CALLOUT_OP_UNSET] = "unset",
+	[CALLOUT_OP_RESET] = "reset",
+	[CALLOUT_OP_TIMEOUT] = "timeout",
+	[CALLOUT_OP_UNTIMEOUT] = "untimeout",
+};
+
+/* HANDLE of the op @i: a number, or @N of a set in a batch before @first. */
+static bool parse_handle(const char *s, int i, int first)
+{
+	__u64 n;
+
+	sub_ref[i] = -1;
+	if (*s != '@')
+		return parse_u64(s, &sub_ops[i].handle);
+	if (!parse_u64(s + 1, &n) || n >= (__u64)first ||
+	    sub_ops[n].op != CALLOUT_OP_SET)
+		return false;
+	sub_ref[i] = n;
+	return true;
+}
+
+/*
+ * Parse OP... into sub_ops and @b; the number of batches, or -1 after a
+ * usage error (@status set). @periodic: whether an op arms a period.
+ */
+static int sub_parse(int argc, char **argv, struct sub_batch *b,
+		     bool *periodic, int *status)
+{
+	int a = 0, i = 0, nb = 0, first = 0;
+	const char *word, *arg;
+	struct callout_op *op;
+	__u64 n;
+
+	*periodic = false;
+	while (a < argc) {
+		word = argv[a++];
+		arg = a < argc ? argv[a] : NULL;
+		op = &sub_ops[i];
+
+		if (!strcmp(word, "wait")) {
+			if (!arg) {
+				*status = usage_error("wait how long?");
+				return -1;
+			}
+			if (nb == MAX_OPS) {
+				*status = usage_error("at most %d waits", MAX_OPS);
+				return -1;
+			}
+			a++;
+			b[nb] = (struct sub_batch){ .end = i };
+			if (!strcmp(arg, "event")) {
+				b[nb].wait_event = true;
+			} else if (!parse_duration(arg, &b[nb].wait_ns)) {
+				*status = usage_error("bad wait '%s'", arg);
+				return -1;
+			}
+			nb++;
+			first = i;
+			continue;
+		}
+		if (i == MAX_OPS) {
+			*status = usage_error("at most %d operations", MAX_OPS);
+			return -1;
+		}
+		memset(op, 0, sizeof(*op));
+		sub_ref[i] = -1;
+		for (op->op = 1; op->op < ARRAY_SIZE(op_names); op->op++)
+			if (!strcmp(word, op_names[op->op]))
+				break;
+		if (op->op == ARRAY_SIZE(op_names)) {
+			*status = usage_error("unknown operation '%s'", word);
+			return -1;
+		}
+		if (!arg) {
+			*status = usage_error("%s of what?", word);
+			return -1;
+		}
+		a++;
+		switch (op->op) {
+		case CALLOUT_OP_SET:
+			op->cookie = i;
+			if (!parse_times(arg, &op->timeout, &op->period_ns))
+				goto bad;
+			if (a < argc && !strncmp(argv[a], "cookie=", 7)) {
+				if (!parse_u64(argv[a] + 7, &op->cookie)) {
+					arg = argv[a];
+					goto bad;
+				}
+				a++;
+			}
+			break;
+		case CALLOUT_OP_UNSET:
+			if (!parse_handle(arg, i, first))
+				goto bad;
+			break;
+		case CALLOUT_OP_RESET:
+			if (!parse_handle(arg, i, first))
+				goto bad;
+			arg = a < argc ? argv[a] : "";
+			if (!parse_times(arg, &op->timeout, &op->period_ns))
+				goto bad;
+			a++;
+			break;
+		case CALLOUT_OP_TIMEOUT:
+			/* in ticks when it is submitted */
+			if (!parse_duration(arg, &op->timeout))
+				goto bad;
+			break;
+		case CALLOUT_OP_UNTIMEOUT:
+			if (!parse_u64(arg, &n) || n >= (__u64)i ||
+			    sub_ops[n].op != CALLOUT_OP_TIMEOUT)
+				goto bad;
+			sub_ref[i] = n;
+			break;
+		}
+		if (op->period_ns)
+			*periodic = true;
+		i++;
+	}
+	if (!i) {
+		*status = usage_error("which operations? give at least one OP");
+		return -1;
+	}
+	b[nb++] = (struct sub_batch){ .end = i };
+	return nb;
+bad:
+	*status = usage_error("bad %s '%s'", word, arg);
+	return -1;
+}
+
+/* Whether the op @j is a pending set, and the one-shots it counts for. */
+struct sub_state {
+	bool pending;
+	bool periodic;
+};
+
+/*
+ * Account for what the batch ops [@from, @to) did to the one-shots and
+ * timeouts @w waits for, from their results.
+ */
+static void sub_count(struct watch *w, struct sub_state *st, int from, int to)
+{
+	struct callout_op *op;
+	int i, j;
+
+	for (i = from; i < to; i++) {
+		op = &sub_ops[i];
+		if (op->result)
+			continue;
+		switch (op->op) {
+		case CALLOUT_OP_SET:
+			st[i].pending = true;
+			st[i].periodic = op->period_ns;
+			w->oneshots += !op->period_ns;
+			break;
+		case CALLOUT_OP_TIMEOUT:
+			w->oneshots++;
+			break;
+		case CALLOUT_OP_UNTIMEOUT:
+			w->oneshots--;
+			break;
+		case CALLOUT_OP_UNSET:
+		case CALLOUT_OP_RESET:
+			/* The set of this handle, if it was one of ours. */
+			for (j = 0; j < i; j++)
+				if (sub_ops[j].op == CALLOUT_OP_SET &&
+				    !sub_ops[j].result &&
+				    sub_ops[j].handle == op->handle)
+					break;
+			if (j == i || !st[j].pending)
+				break;
+			w->oneshots -= !st[j].periodic;
+			if (op->op == CALLOUT_OP_UNSET) {
+				st[j].pending = false;
+			} else {
+				st[j].periodic = op->period_ns;
+				w->oneshots += !op->period_ns;
+			}
+			break;
+		}
+	}
+}
+
+/* Print the results of ops [@from, @to) of which @done were carried out. */
+static bool sub_print(int from, int to, unsigned int done)
+{
+	struct callout_op *op;
+	bool ok = true;
+	char what[64];
+	int i;
+
+	for (i = from; i < to; i++) {
+		op = &sub_ops[i];
+		what[0] = '\0';
+		if (op->op == CALLOUT_OP_UNSET || op->op == CALLOUT_OP_RESET)
+			snprintf(what, sizeof(what), " handle=%llu",
+				 (unsigned long long)op->handle);
+		else if (op->op == CALLOUT_OP_UNTIMEOUT)
+			snprintf(what, sizeof(what), " op=%d", sub_ref[i]);
+		printf("op %d %s%s: ", i, op_names[op->op], what);
+		if ((unsigned int)(i - from) >= done) {
+			printf("not done\n");
+			ok = false;
+		} else if (op->result) {
+			const char *name = strerrorname_np(-op->result);
+
+			if (name)
+				printf("%s\n", name);
+			else
+				printf("errno %d\n", -op->result);
+			ok = false;
+		} else if (op->op == CALLOUT_OP_SET) {
+			printf("handle=%llu\n", (unsigned long long)op->handle);
+		} else {
+			printf("ok\n");
+		}
+	}
+	printf("submit: done=%u of %d\n", done, to - from);
+	return ok;
+}
+
+static int cmd_submit(int argc, char **argv)
+{
+	static struct sub_batch batches[MAX_OPS + 1];
+	static struct sub_state st[MAX_OPS];
+	struct watch w = { 0 };
+	struct callout_info info;
+	unsigned long count = 0;
+	__u64 duration = 0, now;
+	int i, k, nb, from = 0, status = 0, ret;
+	unsigned int done;
+	bool periodic, ok = true;
+
+	ret = parse_watch_opts(argc, argv, &count, &duration, &w);
+	if (ret >= 0)
+		return ret;
+	nb = sub_parse(argc - optind, argv + optind, batches, &periodic,
+		       &status);
+	if (nb < 0)
+		return status;
+	if (periodic && !count && !duration)
+		return usage_error("a periodic callout needs --count or --duration");
+	ret = callout_getinfo(&info);
+	if (ret)
+		return fail_errno("/dev/callout", -ret);
+	w.start_ns = now_ns();
+	for (k = 0; k < nb; k++) {
+		int to = batches[k].end;
+
+		now = now_ns();
+		for (i = from; i < to; i++) {
+			struct callout_op *op = &sub_ops[i];
+			struct timeout_arg *t = &sub_targs[i];
+
+			if (op->op == CALLOUT_OP_TIMEOUT) {
+				*t = (struct timeout_arg){ .w = &w, .cookie = i };
+				op->timeout = (op->timeout + info.tick_ns - 1) /
+					      info.tick_ns;
+				t->due_ns = now + op->timeout * info.tick_ns;
+				op->cookie = (uintptr_t)on_timeout;
+				op->arg = (uintptr_t)t;
+			} else if (op->op == CALLOUT_OP_UNTIMEOUT) {
+				op->cookie = (uintptr_t)on_timeout;
+				op->arg = (uintptr_t)&sub_targs[sub_ref[i]];
+			} else if (sub_ref[i] >= 0) {
+				op->handle = sub_ops[sub_ref[i]].handle;
+			}
+		}
+		if (to > from) {
+			done = 0;
+			ret = callout_submit(sub_ops + from, to - from, &done);
+			ok &= sub_print(from, to, done);
+			if (ret)
+				return fail_errno("callout_submit", -ret);
+			sub_count(&w, st, from, to);
+		}
+		fflush(stdout);
+		if (batches[k].wait_event) {
+			while ((ret = callout_wait(-1)) != 1)
+				if (ret < 0 && ret != -EINTR)
+					return fail_errno("poll", -ret);
+		} else if (batches[k].wait_ns) {
+			struct timespec ts = {
+				.tv_sec = batches[k].wait_ns / 1000000000,
+				.tv_nsec = batches[k].wait_ns % 1000000000,
+			};
+
+			while (nanosleep(&ts, &ts) && errno == EINTR)
+				;
+		}
+		from = to;
+	}
+	ret = watch_loop(&w, count, periodic,
+			 duration ? w.start_ns + duration : 0);
+	if (ret)
+		return ret;
+	printf("events=%lu\n", w.events);
+	return ok ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 static const struct command commands[] = {
 	{ "info", cmd_info, "the facility's geometry (ioctl INFO)",
 	  "Usage: calloutctl info\n"
@@ -638,6 +1008,25 @@ static const struct command commands[] = {
 	  "once), print whether it was cancelled, and check that no event\n"
 	  "comes for a cancelled one (exit 1 if one does).\n"
 	  "  -a, --after AFTER      wait AFTER before the unset\n" },
+	{ "submit", cmd_submit, "carry out operations in batches, one call each",
+	  "Usage: calloutctl submit [-c N] [-d DURATION] [-q] OP...\n"
+	  "Carry out the OPs with libcallout's callout_submit(), a batch per\n"
+	  "call (the word wait ends one), print each OP's result and each\n"
+	  "batch's done count, then the events until every one-shot has fired,\n"
+	  "N events, or DURATION. Exit 1 if any OP failed.\n"
+	  "OP is one of:\n"
+	  "  set TIME[/PERIOD] [cookie=C]   arm a callout (cookie: its OP number)\n"
+	  "  reset HANDLE TIME[/PERIOD]     re-arm one\n"
+	  "  unset HANDLE                   cancel one\n"
+	  "  timeout TIME                   an old-style timeout(func, arg)\n"
+	  "  untimeout N                    cancel the timeout of OP N\n"
+	  "  wait TIME | wait event         end the batch, then sleep TIME or\n"
+	  "                                 until an event is queued (unread)\n"
+	  "HANDLE is a number or @N, the handle of set OP N of an earlier batch.\n"
+	  "OPs are numbered from 0; times have a unit: ns, us, ms or s.\n"
+	  "  -c, --count N          stop after N events\n"
+	  "  -d, --duration TIME    stop TIME after the first batch\n"
+	  "  -q, --quiet            count events, print nothing per event\n" },
 };
 
 static void print_help(FILE *f)

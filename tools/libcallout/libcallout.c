@@ -20,6 +20,13 @@
  * thread's dispatch either cancels the event or lets it run, never both.
  * The counts live in a tsearch(3) tree keyed by (func, arg); a node goes
  * when both counts are 0.
+ *
+ * callout_submit() holds the mutex over each CALLOUT_IOC_SUBMIT and counts
+ * the TIMEOUT and UNTIMEOUT operations the kernel carried out (done) from
+ * their results, in array order, with the same rules: a batch is a row of
+ * timeout() and untimeout() calls that no dispatch can come between. The
+ * nodes its TIMEOUTs need are made before the call, so that a failed
+ * allocation again arms nothing.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -246,6 +253,109 @@ int untimeout(callout_func_t func, void *arg)
 	to_put(c);
 out:
 	pthread_mutex_unlock(&lock);
+	return ret ? fail(-ret) : 0;
+}
+
+/*
+ * One CALLOUT_IOC_SUBMIT of @ops[0 .. @nr - 1] or fewer, @nr at most
+ * CALLOUT_SUBMIT_MAX, on @fd; *@done gets how many were carried out, at
+ * least one when it returns 0. A TIMEOUT of a NULL func, which dispatch
+ * could not call, is refused here as timeout() refuses it: it ends the
+ * kernel call before it, and alone gets -EINVAL, carried out by no kernel.
+ * Return: 0 or -errno, as the ioctl. Called locked.
+ */
+static int submit_locked(int fd, struct callout_op *ops, unsigned int nr,
+			 unsigned int *done)
+{
+	struct callout_submit req = { .ops = (uintptr_t)ops };
+	struct callout_op *op;
+	struct to_count *c;
+	unsigned int i;
+	int ret = 0;
+
+	/*
+	 * Counted first, as in timeout(): a node for each TIMEOUT's pair, so
+	 * that a failed allocation arms nothing.
+	 */
+	for (i = 0; i < nr && !ret; i++) {
+		op = &ops[i];
+		if (op->op != CALLOUT_OP_TIMEOUT)
+			continue;
+		if (!op->cookie)
+			break;
+		if (!to_find(op->cookie, op->arg, 1))
+			ret = -ENOMEM;
+	}
+	nr = i;
+	*done = 0;
+	if (!nr) {
+		/* ops[0] is a TIMEOUT of a NULL func. */
+		ops[0].result = -EINVAL;
+		*done = 1;
+		return 0;
+	}
+	if (!ret) {
+		req.nr = nr;
+		if (ioctl(fd, CALLOUT_IOC_SUBMIT, &req))
+			ret = -errno;
+		/* The kernel says 0 only when it carried out all of them. */
+		*done = ret ? (req.done < nr ? req.done : nr) : nr;
+	}
+	/* The counts, from the results of what was carried out, in order. */
+	for (i = 0; i < *done; i++) {
+		op = &ops[i];
+		c = NULL;
+		if (op->op == CALLOUT_OP_TIMEOUT ||
+		    op->op == CALLOUT_OP_UNTIMEOUT)
+			c = to_find(op->cookie, op->arg, 0);
+		if (!c)
+			continue;
+		if (op->op == CALLOUT_OP_TIMEOUT) {
+			if (!op->result)
+				c->armed++;
+		} else if (!c->armed) {
+			/* None armed through this library: nothing to count. */
+		} else if (!op->result) {
+			c->armed--;
+		} else if (op->result == -ENOENT) {
+			/* It fired: drop its event, as untimeout() does. */
+			c->armed--;
+			c->dropped++;
+			op->result = 0;
+		}
+	}
+	/* Give back the nodes that count nothing. */
+	for (i = 0; i < nr; i++) {
+		op = &ops[i];
+		if (op->op != CALLOUT_OP_TIMEOUT &&
+		    op->op != CALLOUT_OP_UNTIMEOUT)
+			continue;
+		c = to_find(op->cookie, op->arg, 0);
+		if (c)
+			to_put(c);
+	}
+	return ret;
+}
+
+int callout_submit(struct callout_op *ops, unsigned int nr,
+		   unsigned int *done)
+{
+	unsigned int n = 0, k, chunk_done;
+	int fd, ret;
+
+	do {
+		k = nr - n < CALLOUT_SUBMIT_MAX ? nr - n : CALLOUT_SUBMIT_MAX;
+		chunk_done = 0;
+		pthread_mutex_lock(&lock);
+		fd = __open();
+		ret = fd < 0 ? fd : 0;
+		if (fd >= 0 && k)
+			ret = submit_locked(fd, ops + n, k, &chunk_done);
+		pthread_mutex_unlock(&lock);
+		n += chunk_done;
+	} while (!ret && n < nr);
+	if (done)
+		*done = n;
 	return ret ? fail(-ret) : 0;
 }
 

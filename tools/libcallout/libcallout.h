@@ -7,6 +7,8 @@
  * timeout(func, arg, ticks)/untimeout(func, arg), whose func(arg) really
  * runs: callout_dispatch() reads the expiry events that the kernel queued on
  * the file and calls func(arg) for each timeout that fired.
+ * callout_submit() carries out an array of those operations in one system
+ * call (CALLOUT_IOC_SUBMIT), or a few for a long array.
  *
  * The library opens /dev/callout once per process (non-blocking, close on
  * exec) on first use; every callout it sets belongs to that file and dies
@@ -150,6 +152,44 @@ int timeout(callout_func_t func, void *arg, __u64 ticks);
  * Return: 0 if one was cancelled, -ENOENT if none was pending or waiting.
  */
 int untimeout(callout_func_t func, void *arg);
+
+/**
+ * callout_submit() - carry out an array of operations in few system calls
+ * @ops:  @nr operations (struct callout_op of include/uapi/linux/callout.h):
+ *        CALLOUT_OP_SET, _UNSET, _RESET, _TIMEOUT or _UNTIMEOUT, each with
+ *        the fields of its single call and every other field 0; a
+ *        TIMEOUT's func is its cookie field ((uintptr_t)func), its arg the
+ *        arg field and its ticks the timeout field
+ * @nr:   how many, any number: the kernel takes CALLOUT_SUBMIT_MAX a call,
+ *        so the library makes as many calls as it needs
+ * @done: set to how many were carried out, ops[0 .. *@done - 1]; may be
+ *        NULL
+ *
+ * The operations are carried out in array order, each as its single call
+ * (setcallout(), unsetcallout(), resetcallout(), timeout(), untimeout())
+ * would be, and each gets in its result field 0 or the negative errno that
+ * call would return; a SET gets its handle in the handle field (0 if it
+ * failed). One that fails does not stop the ones after it; one with an
+ * unknown op, non-zero flags or a non-zero field it does not read gets
+ * -EINVAL and is not carried out. TIMEOUT and UNTIMEOUT are counted as
+ * timeout() and untimeout() count them: an UNTIMEOUT of a timeout that
+ * fired but whose event is not dispatched yet gets 0, and its func(arg)
+ * does not run; a TIMEOUT of a NULL func gets -EINVAL from the library.
+ * The times of SET, RESET and TIMEOUT count from one clock read per kernel
+ * call (a TIMEOUT of a NULL func, answered by the library, ends one too).
+ * The library reads the operations of each kernel call before it, to
+ * count the timeouts: an op it cannot read is a crash, not -EFAULT.
+ *
+ * Return: 0 if all @nr were carried out (*@done = @nr), whatever their
+ * results. Otherwise a negative errno; ops[*@done] and those after it were
+ * not carried out, and got no result (that of ops[*@done] may be 0 if the
+ * kernel could write it but not the rest): -EFAULT when the kernel could
+ * not write an op's result or handle (it stops at or before that op);
+ * -ENOMEM when the library could not count a TIMEOUT; -ENOTTY from a
+ * callout.ko without CALLOUT_IOC_SUBMIT; the errors of callout_open().
+ */
+int callout_submit(struct callout_op *ops, unsigned int nr,
+		   unsigned int *done);
 
 /**
  * callout_dispatch() - handle the events that are waiting, without blocking

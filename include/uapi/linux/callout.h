@@ -69,6 +69,42 @@ struct callout_event {
 	__u32 flags;		/* CALLOUT_EV_* */
 };
 
+/*
+ * CALLOUT_IOC_SUBMIT: an array of operations in one call. Each is carried
+ * out as its single ioctl would be, in array order, and gets its own
+ * result; an operation that fails does not stop the ones after it. The
+ * times of SET and RESET count from one clock read at the start of the
+ * call. Fields an operation does not read, and flags, must be 0 (its
+ * result is then -EINVAL and it is not carried out).
+ */
+#define CALLOUT_OP_SET		1	/* timeout, period_ns, cookie; out: handle */
+#define CALLOUT_OP_UNSET	2	/* handle */
+#define CALLOUT_OP_RESET	3	/* handle, timeout, period_ns */
+#define CALLOUT_OP_TIMEOUT	4	/* func, arg, timeout (in ticks) */
+#define CALLOUT_OP_UNTIMEOUT	5	/* func, arg */
+
+struct callout_op {
+	__u16 op;		/* in: CALLOUT_OP_* */
+	__u16 flags;		/* in: 0 */
+	__s32 result;		/* out: 0 or -errno, as the single ioctl's */
+	__u64 handle;		/* SET: out, 0 unless result is 0; UNSET, RESET: in */
+	__u64 timeout;		/* SET, RESET: timeout_ns; TIMEOUT: ticks */
+	__u64 period_ns;	/* SET, RESET */
+	__u64 cookie;		/* SET: cookie; TIMEOUT, UNTIMEOUT: func */
+	__u64 arg;		/* TIMEOUT, UNTIMEOUT */
+};
+
+/* The most operations one CALLOUT_IOC_SUBMIT takes */
+#define CALLOUT_SUBMIT_MAX	1024
+
+struct callout_submit {
+	__u64 ops;		/* in: user pointer to struct callout_op[nr] */
+	__u32 nr;		/* in: 0 .. CALLOUT_SUBMIT_MAX */
+	__u32 flags;		/* in: 0 */
+	__u32 done;		/* out: operations carried out, ops[0 .. done - 1] */
+	__u32 reserved;		/* in: 0 */
+};
+
 /* 0xC1: free in Documentation/userspace-api/ioctl/ioctl-number.rst */
 #define CALLOUT_IOC_MAGIC	0xC1
 
@@ -78,5 +114,6 @@ struct callout_event {
 #define CALLOUT_IOC_RESET	_IOW(CALLOUT_IOC_MAGIC, 0x03, struct callout_reset)
 #define CALLOUT_IOC_TIMEOUT	_IOW(CALLOUT_IOC_MAGIC, 0x04, struct callout_timeout)
 #define CALLOUT_IOC_UNTIMEOUT	_IOW(CALLOUT_IOC_MAGIC, 0x05, struct callout_untimeout)
+#define CALLOUT_IOC_SUBMIT	_IOWR(CALLOUT_IOC_MAGIC, 0x06, struct callout_submit)
 
 #endif /* _UAPI_LINUX_CALLOUT_H */
