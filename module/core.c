@@ -54,10 +54,13 @@
  *   timeout.c's locks   the func/arg index's bucket locks, and an owner's
  *                       lock (its free list), each BHs off and taken with
  *                       no other lock of callout.ko held but expiry_lock
- *                       (a timeout's expiry unhashes it and may put it);
- *                       neither nests in the other. The kernel owner's
- *                       per-CPU free lists take a local lock each, BHs
- *                       off (a per-CPU spinlock on PREEMPT_RT), a leaf
+ *                       (a timeout's expiry unhashes it and may put
+ *                       it); neither nests in the other;
+ *                       callout_owner_drain() cancels with an owner's
+ *                       lock held (a base lock inside it).
+ *                       The kernel owner's per-CPU free lists take a
+ *                       local lock each, BHs off (a per-CPU spinlock on
+ *                       PREEMPT_RT), a leaf
  *   base->lock          a base and its callouts (interrupts off); only the
  *                       hrtimer core's own locks nest inside it, and in
  *                       a batch (dev.c's SUBMIT, "Batches" below) what
@@ -751,6 +754,41 @@ int callout_unset(struct callout *c)
 	return was;
 }
 EXPORT_SYMBOL_NS_GPL(callout_unset, CALLOUT_NS);
+
+/*
+ * callout_unset_if() - callout_unset() of a @c still pending for @want
+ * @c:		an initialised callout
+ * @key:	a key kept beside @c, written before each arming of @c and
+ *		never while it is pending (timeout.c's func/arg key)
+ * @want:	what @key must read
+ *
+ * For a caller that found @c by its key without a lock, and so may hold a
+ * @c reused since for another key: under the base lock the key of a
+ * pending @c is that of its arming, and cannot change until the arming
+ * ends, which takes the same lock. So a @c cancelled here was pending for
+ * @want, and one of another key is left alone.
+ * Return: as callout_unset().
+ */
+int callout_unset_if(struct callout *c, const struct callout_key *key,
+		     const struct callout_key *want)
+{
+	struct callout_base *base;
+	unsigned long flags;
+	bool was = false;
+
+	base = lock_base(c, &flags);
+	/* READ_ONCE(): an arming of a @c not pending may be writing it. */
+	if (READ_ONCE(key->arg) == want->arg &&
+	    READ_ONCE(key->func) == want->func &&
+	    READ_ONCE(key->owner) == want->owner) {
+		was = __detach(base, c);
+		if (was)
+			base->stats.unset++;
+		trace_callout_unset(c, c->func, base->cpu, was);
+	}
+	spin_unlock_irqrestore(&base->lock, flags);
+	return was;
+}
 
 /*
  * One pass of callout_unset_sync(), which takes the base lock itself: cancel

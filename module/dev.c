@@ -105,8 +105,8 @@
  * says how). A warm TIMEOUT+UNTIMEOUT allocates nothing. A timeout has no
  * handle, is one-shot and is never RESET, so none of the above is needed
  * for it: no table slot, no arming records, no stale events. Its expiry
- * and an UNTIMEOUT claim it through one state word: either the expire op,
- * uto_expire(), is called, or UNTIMEOUT returns 0, never both. The op
+ * and an UNTIMEOUT are decided by the core under its base lock: either the
+ * expire op, uto_expire(), is called, or UNTIMEOUT returns 0, never both. The op
  * (softirq, no lock of the file, no allocation) notes when it fired (the
  * due time is the arming's, to.expires_ns) and queues the timeout on the
  * same llist as uc_fire(); from there the reader owns it, makes its
@@ -123,9 +123,9 @@
  * from its TIMEOUT until it is cancelled or its event read, as a SET's
  * ucallout counts until it is put. close() cancels the ucallouts, drops
  * the queue, drains the owner (callout_owner_drain() cancels what is
- * pending and waits for cancels in passage), then waits for the file's
- * count to reach 0: what is left is timeouts whose expire op claimed them
- * before the drain and queues them at once.
+ * pending), then waits for the file's count to reach 0: what is left is
+ * timeouts whose expiry the core had started before the drain, which
+ * their expire op queues at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -868,9 +868,9 @@ static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 
 /*
  * The expire op of a file's timeouts, in the tick (softirq, or the ktimers
- * thread of PREEMPT_RT), with the timeout claimed against UNTIMEOUT and
- * out of the hash (timeout.c): the reader owns it from the llist_add()
- * on. Like uc_fire(), it takes no lock of the file and allocates nothing;
+ * thread of PREEMPT_RT), once the core has started the timeout's expiry,
+ * so UNTIMEOUT can no longer cancel it (timeout.c): the reader owns it
+ * from the llist_add() on. Like uc_fire(), it takes no lock of the file and allocates nothing;
  * a timeout is one-shot, so there is no earlier event of it to merge with.
  */
 static void uto_expire(struct callout_to *to)

@@ -161,7 +161,8 @@ static inline u64 callout_max_timeout_ns(void)
 
 /*
  * callout_init() for the facility's own callouts: inline, as the ioctls
- * and the old interface set one up on every arming.
+ * set one up on every arming (the old interface's, once per object, in
+ * its slab constructor).
  */
 static inline void __callout_init(struct callout *c)
 {
@@ -173,6 +174,8 @@ static inline void __callout_init(struct callout *c)
 
 int callout_set_ticks_from(struct callout *c, u64 now_ns, unsigned long ticks,
 			   callout_func_t func, void *arg);
+int callout_unset_if(struct callout *c, const struct callout_key *key,
+		     const struct callout_key *want);
 int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		     callout_func_t func, void *arg);
 int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
@@ -259,7 +262,7 @@ struct kmem_cache;
 /**
  * struct callout_owner_ops - what an owner of timeouts does with them
  * @expire:	a timeout of the owner expired: softirq context, the callout
- *		claimed and out of the hash; the op owns it until it calls
+ *		beyond untimeout()'s reach; the op owns it until it calls
  *		callout_to_put()
  */
 struct callout_owner_ops {
@@ -282,7 +285,8 @@ struct callout_to_stack {
  * struct callout_owner - who arms timeouts and cancels them by key: the
  * kernel's callers, or a /dev/callout file
  * @lock:	protects @free, @all, @nr_free and @closing; taken with
- *		bottom halves off, innermost
+ *		bottom halves off, with no lock of the facility inside it
+ *		but a base lock in callout_owner_drain()
  * @free:	idle callouts, at most @max_free, linked by ->next_free
  *		(4.4BSD's callfree)
  * @all:	every callout it has from its cache, idle or not
@@ -315,7 +319,7 @@ struct callout_owner {
  * @c:		the callout; its func is timeout.c's
  * @h:		its entry in the func/arg index, key.owner its owner
  * @bucket:	the bucket of @h.key in that index
- * @state:	generation and state of its arming (timeout.c)
+ * @state:	TO_IDLE, TO_ARMED or TO_FIRED (timeout.c), read racily
  * @expires_ns:	when its arming is due: the clock when it was armed + ticks
  *		* tick_ns (it fires at the first tick boundary at or after
  *		that), for its owner's expire op to report
@@ -329,7 +333,7 @@ struct callout_to {
 	struct callout c;
 	struct callout_hashed h;
 	u32 bucket;
-	atomic_long_t state;
+	int state;
 	u64 expires_ns;
 	struct callout_owner *owner;
 	struct list_head link;

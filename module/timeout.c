@@ -7,23 +7,33 @@
  * whoever arms timeouts and cancels them by key: the kernel's callers share
  * one, callout_kernel_owner; each /dev/callout file has one of its own
  * (see "Owners" below). A timeout is a struct callout_to: a callout, its
- * entry in the func/arg hash, a state word and a link on its owner's lists.
+ * entry in the func/arg hash, a state and a link on its owner's lists.
  *
  * The index. A table of hlist_nulls buckets keyed by (owner, func, arg),
  * jhash2 with a seed drawn at load, fixed in size at load: one bucket per
  * 8 pages of memory, 2^10 to 2^18 buckets (8 KiB to 2 MiB), so the mean
- * chain is the pending timeouts over that. It was an rhltable, which grows
+ * chain is the callouts linked over that. It was an rhltable, which grows
  * with its entries; its insert, lookup and remove cost 2-5 times this
  * table's under TCG (the notes of issue 17 give the figures), more than a
  * whole callout_set() + callout_unset(). One key may have several
  * callouts (4.4BSD's untimeout() cancelled the first it met, so does this
- * one), at most CALLOUT_HASH_MAX_DUPS, counted under the bucket's lock by
- * the insert. Lookups run under RCU; inserts and removals take the
- * bucket's lock, one of a small array shared by the buckets
- * (alloc_bucket_spinlocks()), with bottom halves off. An untimeout() keeps
- * them off from its lookup to its put, as rcu_read_lock_bh(), and a
- * timeout() from its take off the free list to its insert: one section
- * each, where there were four.
+ * one), up to CALLOUT_HASH_MAX_DUPS armed at once, counted by the arming
+ * under RCU (so arms of one key at the same moment on several CPUs may
+ * together pass it by their number). Lookups run under RCU. A callout
+ * leaves its bucket when it fires (its expire op may keep it long: a
+ * file's, until its event is read), to move to another bucket, or to go
+ * back to the slab. One cancelled, or whose arming failed, stays in its
+ * bucket on its owner's free list, and stays there when it is armed again
+ * for a key of the same bucket (the same key, most often: a timer pushed
+ * back, cancelled and armed again, with its func and arg). Links and
+ * unlinks take the bucket's lock, one of a small array shared by the
+ * buckets (alloc_bucket_spinlocks()), with bottom halves off. So every
+ * untimeout(), and a timeout() of the key its callout had when cancelled,
+ * take no lock of the index: such a pair costs the base lock twice, as
+ * callout_set() + callout_unset() does, where it cost four atomic
+ * operations more (two bucket locks and two claims of a state word). A
+ * bucket holds the pending callouts of its keys and idle ones, at most as
+ * many as the owners' free lists keep.
  *
  * The free list. Costello & Varghese put the hash line of their Fig. 9 just
  * above the handle line because 4.4BSD's timeout() took its callout from a
@@ -51,50 +61,48 @@
  * defeats the free list. Instead the caches are SLAB_TYPESAFE_BY_RCU: in an
  * RCU read side (untimeout()'s is rcu_read_lock_bh(), bottom halves off,
  * which since the flavours were merged a grace period waits for too) a
- * pointer found in the hash always points to a struct
- * callout_to (of that cache, maybe of another arming), never to freed
- * memory, and every user revalidates what it found:
+ * pointer found in the hash always points to a struct callout_to (of that
+ * cache, maybe of another arming), never to freed memory, and every user
+ * revalidates what it found:
  *
- * - @state holds a generation, bumped at each arming, and the arming's
- *   state. untimeout() reads @state (acquire), then the key; if the key is
- *   its own and the state TO_ARMED it claims that arming with a cmpxchg of
- *   the exact word it read. The key is written before the arming's state is
- *   published (TO_ARMING, then a cmpxchg to TO_ARMED: full barriers), and
- *   rewritten only by the next arming, which bumps the generation: so a
- *   cmpxchg that succeeds proves the key read belonged to the arming it
- *   claims. An untimeout() therefore never cancels another key's callout,
- *   nor a later arming of its own key that it did not see.
- * - The expiry and untimeout() race for one arming through the same word:
- *   the expiry's func, to_expire(), claims TO_ARMING/TO_ARMED with a
- *   cmpxchg too. Exactly one wins, so a func runs or is cancelled, never
- *   both, never twice. An untimeout() that wins but finds the expiry
- *   already started (callout_unset() returns 0) cannot wait (it may be
- *   called from softirq): the two hand the callout over through the same
- *   word (TO_CLAIMED -> TO_ORPHAN or TO_SEEN) and whichever of them comes
- *   second puts it back on the free list, so no one touches a callout that
- *   has been reused.
+ * - The core decides, under the callout's base lock, between an expiry and
+ *   a cancel, as it does for every callout: callout_unset() detaches a
+ *   pending callout, or finds its expiry started. untimeout() cancels with
+ *   callout_unset_if(), which also checks the key under that lock. The key
+ *   is written before each arming's callout_set() and never while the
+ *   callout is pending, so under the lock the key of a pending callout is
+ *   its arming's: a callout that was reused for another key is left
+ *   alone, and one that untimeout() cancels was pending for its key. One
+ *   armed for the same key while untimeout() walked may be the one it
+ *   cancels, as it would be had it come a moment earlier.
+ * - So exactly one of the expiry and an untimeout() gets an arming: the
+ *   func of an expiry the core started runs, and an untimeout() that lost
+ *   to it looks on along the chain. Neither waits for the other and no
+ *   callout is handed over between them.
+ * - The callout inside is initialised once, by the cache's constructor,
+ *   and never again: a walk may lock its base at any time, so its fields
+ *   must be a callout's across kmem_cache_free() and kmem_cache_alloc()
+ *   (the slab keeps its free pointer out of the object of such a cache,
+ *   and neither zeroes nor poisons it).
  * - A walk along a bucket's chain follows ->next pointers of callouts that
- *   may be reused under it and linked into another chain. Every chain
- *   ends in a nulls marker holding its bucket's number: a walk that ends
- *   on another bucket's marker starts again from its own bucket, so a
- *   callout pending throughout an untimeout() is not missed
+ *   may be moved under it into another chain. Every chain ends in a nulls
+ *   marker holding its bucket's number: a walk that ends on another
+ *   bucket's marker starts again from its own bucket, so a callout
+ *   pending throughout an untimeout() is not missed
  *   (Documentation/RCU/rculist_nulls.rst).
- * - A slab object keeps its state word across kmem_cache_free() and
- *   kmem_cache_alloc() (set once by the cache's constructor), so a
- *   generation never goes back to a value a stale reader may hold.
  *
- * A callout goes back to its owner (callout_to_put()) only when nothing
- * can touch it any more: out of the hash, not pending, and either its
- * expiry finished or known never to run for this arming. Its struct callout
+ * A callout goes back to its owner (callout_to_put()) only when no arming
+ * of it is pending and none will run: untimeout() cancelled it, or its
+ * expire op is done with it, or it was never armed. Its struct callout
  * is not initialised again on reuse: it may still be its base's running
  * callout while the func that put it back returns, which the core allows
  * (a callout may be set from its own func).
  *
  * Owners. An owner gives a cache of objects that start with a struct
  * callout_to (callout_to_cache_create()), a gfp for cold allocations, a
- * bound for its free list and an expire op, called in softirq context with
- * the callout claimed and out of the hash: it owns the callout then, until
- * it calls callout_to_put(). The kernel's op runs func(arg); a file's
+ * bound for its free list and an expire op, called in softirq context once
+ * the core has started the callout's expiry, so no untimeout() can cancel
+ * it: the op owns the callout then, until it calls callout_to_put(). The kernel's op runs func(arg); a file's
  * (dev.c) queues an event, and its reader puts the callout back. An
  * owner's list of all its callouts lets callout_owner_drain() cancel what
  * it left at exit (close(), unload), looking at each once; the free list
@@ -105,8 +113,9 @@
  * protects its lists, a bucket's lock the bucket's chain; both are taken
  * with bottom halves off (timeouts are armed and cancelled in process or
  * softirq context, and expire in softirq), never one inside the other,
- * and with no lock of callout.ko held but a tick's expiry_lock.
- * callout_set() and callout_unset() take a base lock with neither held.
+ * and with no lock of callout.ko held but a tick's expiry_lock. A base
+ * lock nests inside an owner's lock in callout_owner_drain() alone;
+ * callout_set() and callout_unset_if() otherwise take it with neither.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -133,8 +142,9 @@
  * under RCU that a reused callout led into another chain notices it at the
  * end and starts again (Documentation/RCU/rculist_nulls.rst, the
  * SLAB_TYPESAFE_BY_RCU discipline). Buckets share a small array of locks
- * (alloc_bucket_spinlocks()), taken with bottom halves off: the expiry
- * unhashes from softirq.
+ * (alloc_bucket_spinlocks()), taken with bottom halves off, for the links
+ * alone: a callout is linked when armed for another bucket than the one it
+ * is in, and unlinked when it moves or goes back to the slab.
  */
 static struct hlist_nulls_head *to_table;
 static unsigned int to_hash_bits;
@@ -157,42 +167,25 @@ static spinlock_t *to_lock(u32 bucket)
 	return &to_locks[bucket & to_lock_mask];
 }
 
-/*
- * Enter @to in its bucket unless its key has CALLOUT_HASH_MAX_DUPS there
- * already; bottom halves are off. Return: 0 or -ENOSPC.
- */
-static int __to_index_insert(struct callout_to *to)
+/* Take @to out of its bucket, if it is in one; bottom halves are off. */
+static void __to_unlink(struct callout_to *to)
 {
-	struct hlist_nulls_head *head = &to_table[to->bucket];
-	const struct callout_key *key = &to->h.key;
-	struct hlist_nulls_node *pos;
-	struct callout_to *t;
-	unsigned int n = 0;
-
+	if (hlist_nulls_unhashed_lockless(&to->h.node))
+		return;
 	spin_lock(to_lock(to->bucket));
-	hlist_nulls_for_each_entry(t, pos, head, h.node)
-		if (t->h.key.arg == key->arg && t->h.key.func == key->func &&
-		    t->h.key.owner == key->owner && ++n >= CALLOUT_HASH_MAX_DUPS)
-			break;
-	if (n < CALLOUT_HASH_MAX_DUPS)
-		hlist_nulls_add_head_rcu(&to->h.node, head);
-	spin_unlock(to_lock(to->bucket));
-	return n < CALLOUT_HASH_MAX_DUPS ? 0 : -ENOSPC;
-}
-
-/* Take @to out of its bucket; bottom halves are off. */
-static void __to_index_remove(struct callout_to *to)
-{
-	spin_lock(to_lock(to->bucket));
-	hlist_nulls_del_rcu(&to->h.node);
+	/* ->next kept: a walk on @to goes on (to a nulls marker, at worst). */
+	hlist_nulls_del_init_rcu(&to->h.node);
 	spin_unlock(to_lock(to->bucket));
 }
 
-static void to_index_remove(struct callout_to *to)
+/* Enter an unlinked @to in @bucket, its key written; bottom halves off. */
+static void __to_link(struct callout_to *to, u32 bucket)
 {
-	local_bh_disable();
-	__to_index_remove(to);
-	local_bh_enable();
+	to->bucket = bucket;
+	spin_lock(to_lock(bucket));
+	/* A release: a walk that finds @to reads its new key. */
+	hlist_nulls_add_head_rcu(&to->h.node, &to_table[bucket]);
+	spin_unlock(to_lock(bucket));
 }
 
 static int to_index_init(void)
@@ -224,8 +217,24 @@ static void to_index_exit(void)
 }
 
 /*
- * For debugfs: entries, and the longest bucket chain, of the index. A walk
- * of every bucket, in steps that reschedule.
+ * callout_to.state, for the owner's end (callout_owner_drain() and
+ * callout_owner_destroy()) and debugfs; the core's pending state, not
+ * this, decides between an expiry and an untimeout().
+ *
+ *   TO_IDLE   on a free list, or taken and not armed yet
+ *   TO_ARMED  armed: pending, or its expiry or untimeout() under way
+ *   TO_FIRED  its expiry ran: the owner's expire op has it
+ */
+enum {
+	TO_IDLE,
+	TO_ARMED,
+	TO_FIRED,
+};
+
+/*
+ * For debugfs: pending timeouts, and the longest bucket chain of the
+ * index (idle callouts stay in theirs). A walk of every bucket, in steps
+ * that reschedule.
  */
 void callout_hash_stats(u64 *entries, u64 *longest_chain)
 {
@@ -242,9 +251,10 @@ void callout_hash_stats(u64 *entries, u64 *longest_chain)
 			rcu_read_lock();
 		}
 		len = 0;
-		hlist_nulls_for_each_entry_rcu(to, pos, &to_table[i], h.node)
+		hlist_nulls_for_each_entry_rcu(to, pos, &to_table[i], h.node) {
 			len++;
-		sum += len;
+			sum += READ_ONCE(to->state) == TO_ARMED;
+		}
 		max = max(max, len);
 	}
 	rcu_read_unlock();
@@ -253,50 +263,19 @@ void callout_hash_stats(u64 *entries, u64 *longest_chain)
 }
 
 /*
- * callout_to.state: a generation above TO_GEN_SHIFT, bumped when an arming
- * begins, and the arming's state below it.
- *
- *   TO_IDLE     on a free list, or taken and not armed yet
- *   TO_ARMING   in the hash, being set: the expiry may claim it,
- *               untimeout() may not (the timeout() has not returned)
- *   TO_ARMED    pending: the expiry or an untimeout() claims it
- *   TO_FIRED    the expiry claimed it: the owner's expire op has it
- *   TO_CLAIMED  an untimeout() claimed it: its func will not run
- *   TO_ORPHAN   ... and left it to the expiry that had started, to put
- *   TO_SEEN     ... and that expiry has seen the claim: untimeout() puts it
+ * Slab constructor: once per object, not per allocation (see the top).
+ * The callout is initialised here and never again: a walk under RCU may
+ * lock its base at any time, so its fields stay a callout's across
+ * kmem_cache_free() and kmem_cache_alloc().
  */
-enum {
-	TO_IDLE,
-	TO_ARMING,
-	TO_ARMED,
-	TO_FIRED,
-	TO_CLAIMED,
-	TO_ORPHAN,
-	TO_SEEN,
-};
-
-#define TO_GEN_SHIFT	3
-#define TO_STATE_MASK	((1UL << TO_GEN_SHIFT) - 1)
-
-static_assert(TO_SEEN <= TO_STATE_MASK);
-
-static unsigned long to_state(unsigned long word)
-{
-	return word & TO_STATE_MASK;
-}
-
-/* @word with its state changed to @state, the generation kept. */
-static unsigned long to_word(unsigned long word, unsigned long state)
-{
-	return (word & ~TO_STATE_MASK) | state;
-}
-
-/* Slab constructor: once per object, not per allocation (see the top). */
 static void callout_to_ctor(void *obj)
 {
 	struct callout_to *to = obj;
 
-	atomic_long_set(&to->state, TO_IDLE);
+	__callout_init(&to->c);
+	to->h.node.pprev = NULL;	/* unhashed: in no bucket */
+	to->bucket = 0;
+	to->state = TO_IDLE;
 	INIT_LIST_HEAD(&to->link);
 }
 
@@ -343,10 +322,9 @@ void callout_owner_init(struct callout_owner *o,
 /*
  * The per-CPU front of a free list (callout_owner.pcpu): a stack of up to
  * TO_PCPU_MAX_FREE idle callouts, taken with bottom halves off (by the
- * caller: the whole of a timeout()'s take and insert, of an untimeout()'s
- * lookup, remove and put, is one such section), as expiries put theirs
- * from softirq, and under its local lock: on
- * PREEMPT_RT bottom halves off no longer keep out another task of the
+ * caller: the whole of a timeout() and of an untimeout() is one such
+ * section), as expiries put theirs from softirq, and under its local lock:
+ * on PREEMPT_RT bottom halves off no longer keep out another task of the
  * same CPU (CONFIG_PREEMPT_RT_NEEDS_BH_LOCK unset, as Debian's 7.x-rt),
  * and there the local lock is a per-CPU spinlock; elsewhere it costs
  * nothing but lockdep's notice.
@@ -421,13 +399,19 @@ static struct callout_to *to_alloc(struct callout_owner *o)
 	to = kmem_cache_alloc(o->cache, o->gfp | __GFP_NOWARN);
 	if (!to)
 		return NULL;
-	/* Not ->state: the constructor's, kept across reuse (see the top). */
-	__callout_init(&to->c);
+	/* Not ->c nor ->h: the constructor's, kept across reuse (the top). */
 	to->owner = o;
 	spin_lock_bh(&o->lock);
 	list_add(&to->link, &o->all);
 	spin_unlock_bh(&o->lock);
 	return to;
+}
+
+/* Back to the slab: out of the index and off @o's list; BHs off. */
+static void __to_free(struct callout_owner *o, struct callout_to *to)
+{
+	__to_unlink(to);
+	kmem_cache_free(o->cache, to);
 }
 
 /* callout_to_put() with bottom halves off */
@@ -436,8 +420,7 @@ static void __callout_to_put(struct callout_to *to)
 	struct callout_owner *o = to->owner;
 	bool keep;
 
-	atomic_long_set(&to->state, to_word(atomic_long_read(&to->state),
-					    TO_IDLE));
+	WRITE_ONCE(to->state, TO_IDLE);
 	if (o->pcpu && !READ_ONCE(o->closing) && to_pcpu_push(o, to))
 		return;
 	spin_lock(&o->lock);
@@ -451,16 +434,17 @@ static void __callout_to_put(struct callout_to *to)
 	}
 	spin_unlock(&o->lock);
 	if (!keep)
-		kmem_cache_free(o->cache, to);
+		__to_free(o, to);
 }
 
 /**
  * callout_to_put() - give a timeout back to its owner
- * @to:	out of the hash, not pending, and its expiry finished or never to
- *	run for the arming it had
+ * @to:	not pending, and its expiry finished or never to run for the
+ *	arming it had
  *
- * It goes on its owner's free list (this CPU's front of it first), or back
- * to the slab when that list is full or the owner is being drained.
+ * It goes on its owner's free list (this CPU's front of it first), still
+ * in its bucket of the index, or back to the slab when that list is full
+ * or the owner is being drained.
  *
  * Context: process or softirq, interrupts on.
  */
@@ -472,40 +456,49 @@ void callout_to_put(struct callout_to *to)
 }
 
 /*
- * The func of every timeout's callout, in softirq context: claim the
- * arming against untimeout(), or finish the hand-over of one it lost.
+ * The func of every timeout's callout, in softirq context. The core ran
+ * it, so no untimeout() can cancel this arming any more: the owner's
+ * expire op has it, out of the index (see the top).
  */
 static void to_expire(void *arg)
 {
 	struct callout_to *to = arg;
-	unsigned long s = atomic_long_read(&to->state);
 
-	for (;;) {
-		switch (to_state(s)) {
-		case TO_ARMING:
-		case TO_ARMED:
-			if (!atomic_long_try_cmpxchg(&to->state, &s,
-						     to_word(s, TO_FIRED)))
-				continue;
-			__to_index_remove(to);
-			to->owner->ops->expire(to);
-			return;
-		case TO_CLAIMED:
-			/* untimeout() has it and finds us started: its to put. */
-			if (!atomic_long_try_cmpxchg(&to->state, &s,
-						     to_word(s, TO_SEEN)))
-				continue;
-			return;
-		case TO_ORPHAN:
-			/* untimeout() left it to us. */
-			__callout_to_put(to);
-			return;
-		default:
-			WARN_ONCE(1, "timeout %ps expires in state %lu\n",
-				  (void *)(uintptr_t)to->h.key.func, to_state(s));
-			return;
-		}
-	}
+	WRITE_ONCE(to->state, TO_FIRED);
+	__to_unlink(to);
+	to->owner->ops->expire(to);
+}
+
+/* Read racily: @h may be rewritten by a new arming while we look. */
+static bool has_key(const struct callout_hashed *h,
+		    const struct callout_key *key)
+{
+	return READ_ONCE(h->key.owner) == key->owner &&
+	       READ_ONCE(h->key.func) == key->func &&
+	       READ_ONCE(h->key.arg) == key->arg;
+}
+
+/*
+ * How many armings of @key @bucket holds, up to CALLOUT_HASH_MAX_DUPS;
+ * under RCU. Racy: arms of the one key at the same moment on other CPUs
+ * may each count the others out.
+ */
+static unsigned int to_count_key(const struct callout_key *key, u32 bucket)
+{
+	struct hlist_nulls_node *pos;
+	struct callout_to *to;
+	unsigned int n;
+
+restart:
+	n = 0;
+	hlist_nulls_for_each_entry_rcu(to, pos, &to_table[bucket], h.node)
+		if (has_key(&to->h, key) &&
+		    READ_ONCE(to->state) == TO_ARMED &&
+		    ++n >= CALLOUT_HASH_MAX_DUPS)
+			return n;
+	if (get_nulls_value(pos) != bucket)
+		goto restart;
+	return n;
 }
 
 /**
@@ -527,82 +520,55 @@ static void to_expire(void *arg)
 int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
 		   unsigned long ticks, u64 now_ns)
 {
+	struct callout_key key = { .owner = o, .func = func, .arg = arg };
 	struct callout_to *to;
-	unsigned long s;
+	u32 bucket;
 	int ret;
 
-	/* One section with bottom halves off, from the take to the insert. */
-	local_bh_disable();
+	/*
+	 * One section with bottom halves off, an RCU read side, from the
+	 * take to the set: the free list and the bucket locks want them off.
+	 */
+	rcu_read_lock_bh();
 	to = __to_take_free(o);
 	if (!to) {
-		local_bh_enable();
+		rcu_read_unlock_bh();
 		to = to_alloc(o);
 		if (!to)
 			return -ENOMEM;
-		local_bh_disable();
+		rcu_read_lock_bh();
 	}
-	WRITE_ONCE(to->h.key.owner, o);
+	bucket = to_bucket_of(&key);
+	if (to_count_key(&key, bucket) >= CALLOUT_HASH_MAX_DUPS) {
+		ret = -ENOSPC;
+		goto put;
+	}
+	/*
+	 * A callout cancelled and armed again for its bucket stays linked
+	 * (the same key, most often): only the key is written, which a walk
+	 * checks again under the base lock before it cancels anything.
+	 */
+	if (to->bucket != bucket)
+		__to_unlink(to);
+	WRITE_ONCE(to->h.key.owner, key.owner);
 	WRITE_ONCE(to->h.key.func, func);
 	WRITE_ONCE(to->h.key.arg, arg);
-	WRITE_ONCE(to->bucket, to_bucket_of(&to->h.key));
-	/* A new generation: a claim read from an earlier arming fails. */
-	s = atomic_long_read(&to->state);
-	s = to_word(s + (1UL << TO_GEN_SHIFT), TO_ARMING);
-	atomic_long_set(&to->state, s);
-	/* The key before the ->next pointers the insert writes (see the top). */
-	smp_wmb();
-	ret = __to_index_insert(to);
-	local_bh_enable();
-	if (ret)
-		goto put;
+	if (hlist_nulls_unhashed_lockless(&to->h.node))
+		__to_link(to, bucket);
+	WRITE_ONCE(to->state, TO_ARMED);
 	/* One clock read for the due time and the arming, as callout_set(). */
 	to->expires_ns = now_ns + (u64)ticks * callout_tick_ns_param;
+	/* The key before the arming: callout_unset_if() relies on it. */
 	ret = callout_set_ticks_from(&to->c, now_ns, ticks, to_expire, to);
-	if (ret < 0) {
-		/* Never pending: no expiry, and untimeout() skips TO_ARMING. */
-		to_index_remove(to);
+	if (ret < 0)
 		goto put;
-	}
-	/* Failing means it has expired already: its expire op has it. */
-	atomic_long_cmpxchg(&to->state, s, to_word(s, TO_ARMED));
+	/* Pending now: an untimeout() or the expiry may have it already. */
+	rcu_read_unlock_bh();
 	return 0;
 put:
-	callout_to_put(to);
+	__callout_to_put(to);
+	rcu_read_unlock_bh();
 	return ret;
-}
-
-/* Read racily: @h may be rewritten by a new arming while we look. */
-static bool has_key(const struct callout_hashed *h,
-		    const struct callout_key *key)
-{
-	return READ_ONCE(h->key.owner) == key->owner &&
-	       READ_ONCE(h->key.func) == key->func &&
-	       READ_ONCE(h->key.arg) == key->arg;
-}
-
-/*
- * Claim one pending arming of @key, under RCU. Return: the callout, now
- * TO_CLAIMED, or NULL if none is pending.
- */
-static struct callout_to *to_claim(const struct callout_key *key)
-{
-	u32 bucket = to_bucket_of(key);
-	struct hlist_nulls_node *pos;
-	struct callout_to *to;
-	unsigned long s;
-
-restart:
-	hlist_nulls_for_each_entry_rcu(to, pos, &to_table[bucket], h.node) {
-		s = atomic_long_read_acquire(&to->state);
-		if (to_state(s) == TO_ARMED && has_key(&to->h, key) &&
-		    atomic_long_try_cmpxchg(&to->state, &s,
-					    to_word(s, TO_CLAIMED)))
-			return to;
-	}
-	/* Led into another chain by a callout reused meanwhile? */
-	if (get_nulls_value(pos) != bucket)
-		goto restart;
-	return NULL;
 }
 
 /**
@@ -618,35 +584,34 @@ restart:
 int callout_to_cancel(struct callout_owner *o, u64 func, u64 arg)
 {
 	struct callout_key key = { .owner = o, .func = func, .arg = arg };
+	u32 bucket = to_bucket_of(&key);
+	struct hlist_nulls_node *pos;
 	struct callout_to *to;
-	unsigned long s;
 
 	/*
 	 * One section with bottom halves off, which is an RCU read side,
-	 * from the lookup to the put: the bucket lock and this CPU's free
-	 * list want them off too.
+	 * from the lookup to the put: this CPU's free list wants them off.
+	 * A callout found may have been reused for another key since (it
+	 * is never freed under us, SLAB_TYPESAFE_BY_RCU): the key is
+	 * checked again with the cancel, under its base lock.
 	 */
 	rcu_read_lock_bh();
-	to = to_claim(&key);
-	if (!to) {
-		rcu_read_unlock_bh();
-		return 0;
-	}
-	__to_index_remove(to);
-	if (callout_unset(&to->c)) {
-		__callout_to_put(to);
-	} else {
-		/*
-		 * Its expiry has started: to_expire() will find the claim.
-		 * Whichever of us sees the other's mark puts it.
-		 */
-		s = to_word(atomic_long_read(&to->state), TO_CLAIMED);
-		if (!atomic_long_try_cmpxchg(&to->state, &s,
-					     to_word(s, TO_ORPHAN)))
+restart:
+	hlist_nulls_for_each_entry_rcu(to, pos, &to_table[bucket], h.node) {
+		/* A racy look first: an idle one costs no base lock. */
+		if (READ_ONCE(to->state) == TO_ARMED &&
+		    has_key(&to->h, &key) &&
+		    callout_unset_if(&to->c, &to->h.key, &key)) {
 			__callout_to_put(to);
+			rcu_read_unlock_bh();
+			return 1;
+		}
 	}
+	/* Led into another chain by a callout reused meanwhile? */
+	if (get_nulls_value(pos) != bucket)
+		goto restart;
 	rcu_read_unlock_bh();
-	return 1;
+	return 0;
 }
 
 /*
@@ -676,13 +641,14 @@ static struct callout_to *to_pcpu_take_all(struct callout_owner *o,
 
 /**
  * callout_owner_drain() - cancel every timeout of an owner at its end
- * @o:		the owner, which arms no more
+ * @o:		the owner, which arms and cancels no more
  * @warn:	warn, naming its func, that a timeout was left pending
  *
- * Waits for cancels and expiries in passage; what its expire op holds,
- * the owner puts with callout_to_put() as usual. From here on every
- * callout put goes back to the slab. Each callout is looked at once, one
- * per section of @o's lock.
+ * What its expire op holds, or an expiry in passage will give it, the
+ * owner puts with callout_to_put() as usual. From here on every callout
+ * put goes back to the slab. Each callout is looked at once, one per
+ * section of @o's lock, and its idle ones are freed rescheduling as they
+ * go.
  *
  * Context: process; may sleep.
  * Return: how many were pending.
@@ -690,8 +656,9 @@ static struct callout_to *to_pcpu_take_all(struct callout_owner *o,
 unsigned long callout_owner_drain(struct callout_owner *o, bool warn)
 {
 	struct callout_to *to, *idle;
-	unsigned long n = 0, s;
+	unsigned long n = 0, i = 0;
 	LIST_HEAD(todo);
+	bool was;
 
 	spin_lock_bh(&o->lock);
 	o->closing = true;
@@ -708,7 +675,11 @@ unsigned long callout_owner_drain(struct callout_owner *o, bool warn)
 	while (idle) {
 		to = idle;
 		idle = to->next_free;
-		kmem_cache_free(o->cache, to);
+		local_bh_disable();
+		__to_free(o, to);
+		local_bh_enable();
+		if (!(++i % 256))
+			cond_resched();
 	}
 
 	for (;;) {
@@ -720,22 +691,16 @@ unsigned long callout_owner_drain(struct callout_owner *o, bool warn)
 		}
 		/* Back on @o's list: a put takes it off there. */
 		list_move(&to->link, &o->all);
-		s = atomic_long_read(&to->state);
-		if (to_state(s) == TO_ARMED &&
-		    atomic_long_try_cmpxchg(&to->state, &s,
-					    to_word(s, TO_CLAIMED))) {
-			spin_unlock_bh(&o->lock);
+		/* Under @o's lock: no put can free it while we look. */
+		was = callout_unset(&to->c);
+		spin_unlock_bh(&o->lock);
+		if (was) {
 			WARN_ONCE(warn, "a kernel caller left timeout %ps pending\n",
 				  (void *)(uintptr_t)to->h.key.func);
-			to_index_remove(to);
-			/* After this its expiry, if it ran, has seen the claim. */
-			callout_unset_sync(&to->c);
 			callout_to_put(to);
 			n++;
-		} else {
-			/* Its expire op's (TO_FIRED) or in passage: put soon. */
-			spin_unlock_bh(&o->lock);
 		}
+		/* Otherwise idle with its expire op, or its expiry under way. */
 		cond_resched();
 	}
 	return n;
@@ -745,8 +710,8 @@ unsigned long callout_owner_drain(struct callout_owner *o, bool warn)
  * callout_owner_destroy() - the end of a drained owner
  * @o:	the owner, every callout of which its expire op has put
  *
- * Waits for the cancels and expiries that callout_owner_drain() left in
- * passage to put theirs.
+ * Waits for the expiries that callout_owner_drain() left in passage to
+ * hand theirs to the expire op.
  *
  * Context: process; may sleep.
  */
@@ -759,7 +724,7 @@ void callout_owner_destroy(struct callout_owner *o)
 		busy = false;
 		spin_lock_bh(&o->lock);
 		list_for_each_entry(to, &o->all, link)
-			if (to_state(atomic_long_read(&to->state)) != TO_FIRED)
+			if (READ_ONCE(to->state) != TO_FIRED)
 				busy = true;
 		WARN_ON(!busy && !list_empty(&o->all));
 		spin_unlock_bh(&o->lock);
