@@ -103,16 +103,16 @@
  * SLAB_TYPESAFE_BY_RCU, charged to the caller's memory cgroup with
  * UC_GFP), and UNTIMEOUT finds one under RCU and revalidates it (timeout.c
  * says how). A warm TIMEOUT+UNTIMEOUT allocates nothing. A timeout has no
- * handle, is one-shot and is never RESET, so none of the above is needed
- * for it: no table slot, no arming records, no stale events. Its expiry
- * and an UNTIMEOUT are decided by the core under its base lock: either the
- * expire op, uto_expire(), is called, or UNTIMEOUT returns 0, never both. The op
- * (softirq, no lock of the file, no allocation) notes when it fired (the
- * due time is the arming's, to.expires_ns) and queues the timeout on the
- * same llist as uc_fire(); from there the reader owns it, makes its
- * record and gives it back to the owner (callout_to_put()). So a
- * timeout's event is read exactly once, and an UNTIMEOUT that finds only
- * fired ones says ENOENT even while their events wait unread, as before.
+ * handle, is one-shot and is never RESET, so none of the above is needed for
+ * it: no table slot, no arming records, no stale events. Its expiry and an
+ * UNTIMEOUT are decided by the core under its base lock: either the expire op,
+ * uto_expire(), is called, or UNTIMEOUT returns 0, never both. The op (softirq,
+ * no lock of the file, no allocation) notes when it fired (the due time is the
+ * arming's, to.expires_ns) and queues the timeout on the same llist as
+ * uc_fire(); from there the reader owns it, makes its record and gives it back
+ * to the owner (callout_to_put()). So a timeout's event is read exactly once,
+ * and an UNTIMEOUT that finds only fired ones says ENOENT even while their
+ * events wait unread, as before.
  *
  * One queue for both kinds keeps records in the order they were queued,
  * whatever their kind: each entry is a struct uc_node, whose ->timeout
@@ -868,10 +868,11 @@ static int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 
 /*
  * The expire op of a file's timeouts, in the tick (softirq, or the ktimers
- * thread of PREEMPT_RT), once the core has started the timeout's expiry,
- * so UNTIMEOUT can no longer cancel it (timeout.c): the reader owns it
- * from the llist_add() on. Like uc_fire(), it takes no lock of the file and allocates nothing;
- * a timeout is one-shot, so there is no earlier event of it to merge with.
+ * thread of PREEMPT_RT), once the core has started the timeout's expiry, so
+ * UNTIMEOUT can no longer cancel it (timeout.c): the reader owns it from the
+ * llist_add() on. Like uc_fire(), it takes no lock of the file and allocates
+ * nothing; a timeout is one-shot, so there is no earlier event of it to merge
+ * with.
  */
 static void uto_expire(struct callout_to *to)
 {

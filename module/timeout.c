@@ -102,8 +102,9 @@
  * callout_to (callout_to_cache_create()), a gfp for cold allocations, a
  * bound for its free list and an expire op, called in softirq context once
  * the core has started the callout's expiry, so no untimeout() can cancel
- * it: the op owns the callout then, until it calls callout_to_put(). The kernel's op runs func(arg); a file's
- * (dev.c) queues an event, and its reader puts the callout back. An
+ * it: the op owns the callout then, until it calls callout_to_put(). The
+ * kernel's op runs func(arg); a file's (dev.c) queues an event, and its
+ * reader puts the callout back. An
  * owner's list of all its callouts lets callout_owner_drain() cancel what
  * it left at exit (close(), unload), looking at each once; the free list
  * is a stack of the idle ones, so taking and putting one is a pop and a
