@@ -430,6 +430,55 @@ TEST_F(dev, timeout_duplicates_capped)
 }
 
 /*
+ * A fired TIMEOUT leaves the func/arg hash at once, though its event waits
+ * unread: otherwise a file that lets the timeouts of one key fire and never
+ * reads would grow that key's bucket without end, and every TIMEOUT and
+ * UNTIMEOUT of a key there would walk it. ROUNDS x 64 (the per-key cap)
+ * fired and unread must leave no chain longer than the cap plus the file's
+ * free list, and every one of their events must be there to read.
+ */
+TEST_F(dev, fired_timeouts_leave_the_hash)
+{
+	enum { ROUNDS = 20, CAP = 64, SPARES = 64, N = ROUNDS * CAP };
+	struct callout_timeout t = { .func = 0xf1, .arg = 0xe, .ticks = 1 };
+	struct callout_untimeout u = { .func = 0xf1, .arg = 0xe };
+	struct callout_event ev[64];
+	__u64 deadline = now_ns() + 120000 * MS;	/* a hung test's bound */
+	long long chain;
+	int armed = 0, got = 0, n;
+
+	if (setup_skipped(_metadata))
+		return;
+	if (stat_value("hash_longest_chain") < 0)
+		SKIP(return, "no hash_longest_chain: in debugfs stats");
+	/* At the cap, wait for some to fire: they make room, unread. */
+	while (armed < N) {
+		ASSERT_GT(deadline, now_ns()) TH_LOG("%d of %d armed", armed, N);
+		if (!ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t)) {
+			armed++;
+			continue;
+		}
+		ASSERT_EQ(ENOSPC, errno);
+		usleep(1000);
+	}
+	/* Until none of the key is pending: all fired. */
+	while (!ioctl(self->fd, CALLOUT_IOC_UNTIMEOUT, &u) || errno != ENOENT) {
+		ASSERT_GT(deadline, now_ns());
+		/* One the probe cancelled has no event to read. */
+		got++;
+		usleep(1000);
+	}
+	chain = stat_value("hash_longest_chain");
+	EXPECT_GE(CAP + SPARES, chain) TH_LOG("%d fired unread", N - got);
+	while (got < N) {
+		n = read_events(self->fd, ev, 64, 10000);
+		ASSERT_LT(0, n) TH_LOG("%d of %d events", got, N);
+		got += n;
+	}
+	EXPECT_EQ(N, got);
+}
+
+/*
  * UNTIMEOUT racing the expiry of its timeout: each pair either is cancelled
  * (UNTIMEOUT 0, and its event never comes) or has fired (ENOENT, and its
  * event comes exactly once), never both and never neither. The gap between
