@@ -11,8 +11,10 @@
  *
  * The index. A table of hlist_nulls buckets keyed by (owner, func, arg),
  * jhash2 with a seed drawn at load, fixed in size at load: one bucket per
- * 8 pages of memory, 2^10 to 2^18 buckets (8 KiB to 2 MiB), so the mean
- * chain is the callouts linked over that. It was an rhltable, which grows
+ * page of memory (0.2% of it), 2^10 to 2^18 buckets (8 KiB to 2 MiB), so
+ * the mean chain is the callouts linked over that: 8 for a million in 512
+ * MiB, where one per 8 pages made it 61 and a timeout() walked all of it
+ * to count the key's callouts. It was an rhltable, which grows
  * with its entries; its insert, lookup and remove cost 2-5 times this
  * table's under TCG (the notes of issue 17 give the figures), more than a
  * whole callout_set() + callout_unset(). One key may have several
@@ -153,7 +155,7 @@ static spinlock_t *to_locks;
 static unsigned int to_lock_mask;
 static u32 to_hash_seed;
 
-/* One bucket per 8 pages of memory, 2^10 to 2^18 of them (8 B each). */
+/* One bucket per page of memory, 2^10 to 2^18 of them (8 B each). */
 #define TO_HASH_MIN_BITS	10
 #define TO_HASH_MAX_BITS	18
 
@@ -191,7 +193,7 @@ static void __to_link(struct callout_to *to, u32 bucket)
 
 static int to_index_init(void)
 {
-	unsigned long want = totalram_pages() >> 3;
+	unsigned long want = totalram_pages();
 	unsigned int i;
 
 	to_hash_bits = clamp(order_base_2(want), TO_HASH_MIN_BITS,
