@@ -727,6 +727,18 @@ int callout_set(struct callout *c, unsigned long ticks, callout_func_t func,
 }
 EXPORT_SYMBOL_NS_GPL(callout_set, CALLOUT_NS);
 
+/* callout_unset() under the base lock, counted and traced. */
+static __always_inline bool __cancel(struct callout_base *base,
+				     struct callout *c)
+{
+	bool was = __detach(base, c);
+
+	if (was)
+		base->stats.unset++;
+	trace_callout_unset(c, c->func, base->cpu, was);
+	return was;
+}
+
 /**
  * callout_unset() - cancel a callout (unsetcallout)
  * @c: an initialised callout
@@ -746,10 +758,7 @@ int callout_unset(struct callout *c)
 	bool was;
 
 	base = lock_base(c, &flags);
-	was = __detach(base, c);
-	if (was)
-		base->stats.unset++;
-	trace_callout_unset(c, c->func, base->cpu, was);
+	was = __cancel(base, c);
 	spin_unlock_irqrestore(&base->lock, flags);
 	return was;
 }
@@ -780,12 +789,8 @@ int callout_unset_if(struct callout *c, const struct callout_key *key,
 	/* READ_ONCE(): an arming of a @c not pending may be writing it. */
 	if (READ_ONCE(key->arg) == want->arg &&
 	    READ_ONCE(key->func) == want->func &&
-	    READ_ONCE(key->owner) == want->owner) {
-		was = __detach(base, c);
-		if (was)
-			base->stats.unset++;
-		trace_callout_unset(c, c->func, base->cpu, was);
-	}
+	    READ_ONCE(key->owner) == want->owner)
+		was = __cancel(base, c);
 	spin_unlock_irqrestore(&base->lock, flags);
 	return was;
 }
