@@ -193,7 +193,7 @@ export CALLOUT_VM_TIMEOUT=${CALLOUT_VM_TIMEOUT:-$((repeat * 720 + 240))}
 set +e
 scripts/vm.sh run --smp 2 --mem 3072 --add build/tools/callout-bench \
 	--add "$guest" -- sh /add/bench-guest.sh 2>&1 |
-	tr -d '\r' | tee "$out/console.log" | grep --line-buffered -E '^bench:|FAIL'
+	stdbuf -oL tr -d '\r' | tee "$out/console.log" | grep --line-buffered -E '^bench:|FAIL'
 vm_rc=${PIPESTATUS[0]}
 set -e
 # 1: a measurement failed (BENCH-FAIL, listed); anything else: the VM did.

@@ -425,7 +425,7 @@ main() {
 			-serial stdio -serial "file:$work/dmesg.log" </dev/null ||
 			qrc=$?
 		echo "$qrc" >"$work/qemu.rc"
-	} | tr -d '\r' | tee "$work/console.log"
+	} | stdbuf -oL tr -d '\r' | tee "$work/console.log"
 	qrc=$(cat "$work/qemu.rc")
 	if [ -n "${CALLOUT_VM_LOGDIR:-}" ]; then
 		mkdir -p "$CALLOUT_VM_LOGDIR"
