@@ -410,7 +410,10 @@ static struct callout_to *to_alloc(struct callout_owner *o)
 	return to;
 }
 
-/* Back to the slab: out of the index and off @o's list; BHs off. */
+/*
+ * Back to the slab, out of the index; the caller has taken it off @o's
+ * list. Bottom halves are off.
+ */
 static void __to_free(struct callout_owner *o, struct callout_to *to)
 {
 	__to_unlink(to);
