@@ -191,14 +191,6 @@ static void callout_max_timeout_init(void)
 	callout_max_ticks = div64_u64(callout_max_ns, callout_tick_ns_param);
 }
 
-/* The first tick boundary at or after @ns; exact up to U64_MAX. */
-static u64 ns_to_tick_up(u64 ns)
-{
-	u64 rem, tick = div64_u64_rem(ns, callout_tick_ns_param, &rem);
-
-	return tick + !!rem;
-}
-
 static struct callout_base *lock_base(struct callout *c, unsigned long *flags)
 	__acquires(&base->lock)
 {
@@ -593,7 +585,7 @@ static int callout_arm(struct callout *c, u64 tick, u64 now,
 int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		     callout_func_t func, void *arg)
 {
-	return callout_arm(c, ns_to_tick_up(expires_ns),
+	return callout_arm(c, callout_ns_to_tick_up(expires_ns),
 			   div64_u64(now_ns, callout_tick_ns_param), func, arg,
 			   0);
 }
@@ -615,9 +607,33 @@ int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		       callout_func_t func, void *arg)
 {
-	return callout_arm(c, ns_to_tick_up(expires_ns),
+	return callout_arm(c, callout_ns_to_tick_up(expires_ns),
 			   div64_u64(now_ns, callout_tick_ns_param), func, arg,
 			   ARM_IF_NOT_RUNNING | ARM_IF_PENDING);
+}
+
+/*
+ * callout_refile() - arm the callout whose func runs now again, with its
+ * func and arg, at @expires_ns: a periodic one's next expiry, or one whose
+ * user put its due time back (dev.c's due-time table)
+ * @c:		the callout whose func runs now
+ * @now_ns:	callout_now_ns() read by the func
+ * @expires_ns:	the new due time
+ *
+ * An arming made since its expiry began stands: @c is not touched then.
+ *
+ * Context: @c's func.
+ * Return: 0; -EALREADY if @c was pending again; the scheme's -ERANGE or
+ * -ENOSPC (then @c is not pending).
+ */
+int callout_refile(struct callout *c, u64 now_ns, u64 expires_ns)
+{
+	int ret;
+
+	ret = callout_arm(c, callout_ns_to_tick_up(expires_ns),
+			  div64_u64(now_ns, callout_tick_ns_param),
+			  READ_ONCE(c->func), READ_ONCE(c->arg), ARM_IF_IDLE);
+	return ret < 0 ? ret : 0;
 }
 
 /*
@@ -651,9 +667,7 @@ s64 callout_forward(struct callout *c, u64 now_ns, u64 period_ns,
 	if (now_ns >= *expires_ns + period_ns)
 		missed = div64_u64(now_ns - *expires_ns, period_ns);
 	*expires_ns += (missed + 1) * period_ns;
-	ret = callout_arm(c, ns_to_tick_up(*expires_ns),
-			  div64_u64(now_ns, callout_tick_ns_param),
-			  READ_ONCE(c->func), READ_ONCE(c->arg), ARM_IF_IDLE);
+	ret = callout_refile(c, now_ns, *expires_ns);
 	return ret < 0 ? ret : missed;
 }
 
@@ -996,7 +1010,7 @@ int __callout_batch_set_from(struct callout_batch *b, struct callout *c,
 	base = batch_base(b, c);
 	if (!base)
 		return callout_set_from(c, now_ns, expires_ns, func, arg);
-	return __arm(&b->base, c, ns_to_tick_up(expires_ns),
+	return __arm(&b->base, c, callout_ns_to_tick_up(expires_ns),
 		     batch_now(b, now_ns), func, arg, 0);
 }
 
@@ -1012,7 +1026,7 @@ int __callout_batch_reset_from(struct callout_batch *b, struct callout *c,
 	base = batch_base(b, c);
 	if (!base)
 		return callout_reset_from(c, now_ns, expires_ns, func, arg);
-	return __arm(&b->base, c, ns_to_tick_up(expires_ns),
+	return __arm(&b->base, c, callout_ns_to_tick_up(expires_ns),
 		     batch_now(b, now_ns), func, arg,
 		     ARM_IF_NOT_RUNNING | ARM_IF_PENDING);
 }

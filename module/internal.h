@@ -11,6 +11,7 @@
 #include <linux/list_nulls.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/smp.h>
 #include <linux/percpu.h>
 #include <linux/percpu_counter.h>
@@ -123,6 +124,15 @@ struct callout_base {
 /* Module parameters, read-only after load (main.c) */
 extern char *callout_scheme;
 extern unsigned long callout_tick_ns_param;
+
+/* The first tick boundary at or after @ns; exact up to U64_MAX. */
+static inline u64 callout_ns_to_tick_up(u64 ns)
+{
+	u64 rem, tick = div64_u64_rem(ns, callout_tick_ns_param, &rem);
+
+	return tick + !!rem;
+}
+
 extern struct tw_geometry callout_geo;	/* the wheels', from the parameters */
 extern unsigned long callout_max_per_file, callout_max_total;
 
@@ -182,6 +192,7 @@ int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		       callout_func_t func, void *arg);
 s64 callout_forward(struct callout *c, u64 now_ns, u64 period_ns,
 		    u64 *expires_ns);
+int callout_refile(struct callout *c, u64 now_ns, u64 expires_ns);
 int callout_try_unset_sync(struct callout *c);
 
 /**
