@@ -18,6 +18,7 @@
  *   debugfs_create_file()    a call   a call   _Generic in 6.13  see below
  *   no_llseek                NULL     gone     gone              not used
  *   local_lock_nested_bh()   -        yes      yes (6.11)        #ifdef
+ *   vm_flags_set()           -        yes      yes (6.3)         probed
  *
  * debugfs_create_file() needs nothing here as long as it is called with a
  * const struct file_operations * (never a bare NULL, never through a
@@ -63,6 +64,15 @@ static inline int timer_delete_sync(struct timer_list *timer)
  * PREEMPT_RT kernel to build for here, and bottom halves off alone keep
  * out everything else of the CPU.
  */
+#ifndef CALLOUT_HAVE_VM_FLAGS_SET
+#include <linux/mm_types.h>
+
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+#endif
+
 #ifndef local_lock_nested_bh
 #define local_lock_nested_bh(lock)	((void)(lock))
 #define local_unlock_nested_bh(lock)	((void)(lock))

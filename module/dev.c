@@ -24,6 +24,35 @@
  * 4.4BSD's timeout() took its callouts from the callfree list: a SET+UNSET
  * allocates nothing once the file has run.
  *
+ * The due-time table lets a program put a callout back, or cancel it,
+ * with a store instead of a system call, as tokio resets a timer and Netty
+ * cancels one lazily. Each slot has a u64 entry in a page of the file's
+ * (UC_DUE_PER_PAGE slots a page, allocated with the first slot of its
+ * range, freed at close), which mmap() maps: shared only, a page the file
+ * has not used yet faulting SIGBUS. A SET and a RESET write there, before
+ * they arm, the handle's generation and the due tick; a freed slot's entry
+ * reads 0. The program may store a later tick, or the cancel mark
+ * (include/uapi/linux/callout.h gives the layout). uc_fire() reads the
+ * entry once, with READ_ONCE() through the kernel's own mapping of the
+ * page (no fault, no sleep), and trusts nothing in it:
+ *
+ * - an entry of another generation (a store meant for an earlier handle
+ *   of the slot) is ignored;
+ * - the cancel mark ends the arming as an UNSET would, lazily: no event of
+ *   it is read (the record's sequence becomes 0, a stale one), and the
+ *   reader reaps it from the queue like any ended arming;
+ * - a later tick, less than half the 2^39-tick circle on from the due
+ *   tick and within max_timeout_ns of now, re-files the callout there
+ *   (callout_refile(), as a periodic one is forwarded), with its arming,
+ *   sequence and period unchanged, and nothing is published;
+ * - anything else leaves the expiry as it is.
+ *
+ * A periodic callout forwarded writes its next due tick with a cmpxchg,
+ * so that a store made meanwhile stands. Generations stay below 2^24, so
+ * that an entry holds a handle's whole generation: a slot whose
+ * generations are spent is retired (a slot index and 8 bytes of table per
+ * 16.7M armings of one slot).
+ *
  * The expiry only publishes. uc_fire() runs in the tick (softirq, a
  * ktimers thread on PREEMPT_RT): it writes the expiry into the ucallout's
  * event fields under a seqcount (the func of one callout never runs on two
@@ -134,6 +163,7 @@
 #include <linux/llist.h>
 #include <linux/math64.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu_counter.h>
 #include <linux/poll.h>
@@ -142,6 +172,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
+#include <linux/xarray.h>
 #include <uapi/linux/callout.h>
 
 #include "internal.h"
@@ -179,15 +210,28 @@
  * struct uc_slot - an entry of a file's handle table
  * @uc:		the callout armed with this slot's handle, or NULL
  * @next_free:	while free, the next free slot
+ * @due:	the slot's entry of the due-time table, in a page of the file's
  * @gen:	the high half of this slot's handle
  * @idx:	the low half: this slot's index
  */
 struct uc_slot {
 	struct ucallout *uc;
 	struct uc_slot *next_free;
+	u64 *due;
 	u32 gen;
 	u32 idx;
 };
+
+/*
+ * The due-time table: a page of entries for every UC_DUE_PER_PAGE slots,
+ * allocated with the first slot of its range, so for the slots a file has
+ * used, never more; at most UC_DUE_PAGES of them (the 2^32 slot indices).
+ * A slot's generation stays below UC_GEN_END, so that an entry carries a
+ * handle's whole generation (include/uapi/linux/callout.h).
+ */
+#define UC_DUE_PER_PAGE	(PAGE_SIZE / sizeof(u64))
+#define UC_DUE_PAGES	((1ULL << 32) / UC_DUE_PER_PAGE)
+#define UC_GEN_END	(1U << (64 - CALLOUT_DUE_GEN_SHIFT))
 
 /**
  * struct uc_node - an entry of a file's event queue
@@ -234,6 +278,7 @@ struct callout_file {
 		slots;
 	u32 nr_slots;			/* slots 1 .. nr_slots - 1 exist, locked */
 	struct uc_slot *free_slot;	/* first free slot, locked */
+	struct xarray due_pages;	/* the due-time table's pages */
 	atomic_long_t nr_uc;		/* callouts charged, see uc_charge() */
 	struct llist_node *spares;	/* unused ucallouts by ->q, locked */
 	unsigned int nr_spares;		/* locked */
@@ -413,6 +458,7 @@ static struct ucallout *__uc_lookup(struct callout_file *f, u64 handle)
 static struct uc_slot *__uc_slot_take(struct callout_file *f, u32 *idx)
 {
 	struct uc_slot *s = f->free_slot;
+	struct page *due;
 
 	lockdep_assert_held(&f->lock);
 	if (s) {
@@ -422,20 +468,50 @@ static struct uc_slot *__uc_slot_take(struct callout_file *f, u32 *idx)
 	if (f->nr_slots == U32_MAX)
 		return ERR_PTR(-ENOSPC);
 	s = genradix_ptr(&f->slots, f->nr_slots);
-	if (!s) {
+	due = xa_load(&f->due_pages, f->nr_slots / UC_DUE_PER_PAGE);
+	if (!s || !due) {
 		*idx = f->nr_slots;
 		return ERR_PTR(-EAGAIN);
 	}
 	s->idx = f->nr_slots++;
+	s->due = (u64 *)page_address(due) + s->idx % UC_DUE_PER_PAGE;
 	return s;
 }
 
-/* Free slot @s: its next handle is one never given. The file lock is held. */
+/*
+ * Allocate what slot @idx needs, its part of the handle table and its page
+ * of the due-time table, without the file lock. Return: 0 or -ENOMEM.
+ */
+static int uc_slot_alloc(struct callout_file *f, u32 idx)
+{
+	unsigned long pg = idx / UC_DUE_PER_PAGE;
+	struct page *page;
+	int err;
+
+	if (!genradix_ptr_alloc(&f->slots, idx, UC_GFP))
+		return -ENOMEM;
+	if (xa_load(&f->due_pages, pg))
+		return 0;
+	page = alloc_page(UC_GFP | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	err = xa_insert(&f->due_pages, pg, page, UC_GFP);
+	if (err)
+		__free_page(page);
+	/* -EBUSY: another SET put one there first. */
+	return err == -EBUSY ? 0 : err;
+}
+
+/*
+ * Free slot @s: its next handle is one never given, and its due-time entry
+ * reads 0 until then. The file lock is held.
+ */
 static void __uc_slot_free(struct callout_file *f, struct uc_slot *s)
 {
 	lockdep_assert_held(&f->lock);
 	s->uc = NULL;
-	if (s->gen == U32_MAX)
+	WRITE_ONCE(*s->due, 0);
+	if (s->gen == UC_GEN_END - 1)
 		return;		/* retired: all its handles are spent */
 	s->gen++;
 	s->next_free = f->free_slot;
@@ -463,7 +539,6 @@ static struct ucallout *__uc_get(struct callout_file *f,
 {
 	struct ucallout *uc;
 	struct uc_slot *s;
-	void *page;
 	u32 idx;
 	int err;
 
@@ -474,12 +549,10 @@ static struct ucallout *__uc_get(struct callout_file *f,
 	while ((s = __uc_slot_take(f, &idx)) == ERR_PTR(-EAGAIN)) {
 		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
-		page = genradix_ptr_alloc(&f->slots, idx, UC_GFP);
+		err = uc_slot_alloc(f, idx);
 		spin_lock_bh(&f->lock);
-		if (!page) {
-			err = -ENOMEM;
+		if (err)
 			goto uncharge;
-		}
 	}
 	if (IS_ERR(s)) {
 		err = PTR_ERR(s);
@@ -587,6 +660,59 @@ static void __uc_done(struct callout_file *f, struct ucallout *uc)
 		__uc_put(f, uc);
 }
 
+/* The due-time entry of @uc for an arming due at @expires_ns */
+static u64 uc_due_entry(const struct ucallout *uc, u64 expires_ns)
+{
+	return CALLOUT_DUE(uc->handle, callout_ns_to_tick_up(expires_ns));
+}
+
+/*
+ * Queue @uc's expiry on its file's event list, unless it is queued already,
+ * with @end (UC_ENDED or 0), and wake a reader if the list was empty. In the
+ * tick. Once queued, a reader may free @uc, and a close() free @f after a
+ * grace period: @f is used inside one, @uc not at all.
+ */
+static void uc_publish(struct ucallout *uc, struct callout_file *f, u32 end)
+{
+	rcu_read_lock();
+	if (!(atomic_fetch_or(UC_QUEUED | end, &uc->state) & UC_QUEUED) &&
+	    llist_add(&uc->q.node, &f->events) && wq_has_sleeper(&f->wq))
+		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
+	rcu_read_unlock();
+}
+
+/*
+ * A later tick in @uc's due-time entry @v, read at the expiry of arming @a
+ * (due at @a->expires_ns): re-file @uc there, with the arming unchanged.
+ * Ticks are modulo 2^39: @v's is the one less than 2^38 ticks after the
+ * due tick. One not later, beyond what a SET may ask now, or that the
+ * scheme refuses leaves the expiry to be published as it is.
+ * Return: true if @uc was re-filed (or armed anew since its expiry began:
+ * that arming stands, as in callout_forward()).
+ */
+static bool uc_deferred(struct ucallout *uc, struct uc_arming *a, u64 now,
+			u64 v)
+{
+	u64 at = callout_ns_to_tick_up(a->expires_ns), due = a->expires_ns;
+	u64 later = (v - at) & CALLOUT_DUE_TICK_MASK;
+	int ret;
+
+	if (!later || later > CALLOUT_DUE_TICK_MASK / 2)
+		return false;
+	a->expires_ns = (at + later) * callout_tick_ns_param;
+	if (a->expires_ns <= now ||
+	    a->expires_ns - now > callout_max_timeout_ns()) {
+		a->expires_ns = due;
+		return false;
+	}
+	ret = callout_refile(&uc->c, now, a->expires_ns);
+	if (ret && ret != -EALREADY) {
+		a->expires_ns = due;
+		return false;
+	}
+	return true;
+}
+
 /*
  * The expiry of a ucallout, in the tick (softirq, or the ktimers thread of
  * PREEMPT_RT). It takes no lock of the file and allocates nothing.
@@ -597,8 +723,28 @@ static void uc_fire(void *arg)
 	struct ucallout *uc = a->uc;
 	struct callout_file *f = uc->file;
 	u64 now = callout_now_ns(), due = a->expires_ns, missed = 0;
+	u64 *entry = uc->slot->due, v = READ_ONCE(*entry);
 	u32 flags = 0, end = UC_ENDED;
 	s64 ret;
+
+	/* What the user stored in the due-time table for this handle */
+	if (v >> CALLOUT_DUE_GEN_SHIFT == upper_32_bits(uc->handle)) {
+		if (v & CALLOUT_DUE_CANCEL) {
+			/*
+			 * A lazy cancel: the arming ends, and no event of it
+			 * is read, as after an UNSET; the reader reaps it.
+			 */
+			preempt_disable();
+			write_seqcount_begin(&uc->ev_seqc);
+			uc->ev_seq = 0;
+			write_seqcount_end(&uc->ev_seqc);
+			preempt_enable();
+			uc_publish(uc, f, UC_ENDED);
+			return;
+		}
+		if (uc_deferred(uc, a, now, v))
+			return;
+	}
 
 	if (a->period_ns) {
 		flags |= CALLOUT_EV_PERIODIC;
@@ -611,6 +757,8 @@ static void uc_fire(void *arg)
 		if (ret >= 0) {
 			missed = ret;
 			end = 0;
+			/* The next due tick, unless the user stored since. */
+			cmpxchg64(entry, v, uc_due_entry(uc, a->expires_ns));
 		} else {
 			/* Beyond the scheme's reach now: its last event. */
 			flags |= CALLOUT_EV_LAST;
@@ -630,16 +778,7 @@ static void uc_fire(void *arg)
 	uc->ev_flags = flags;
 	write_seqcount_end(&uc->ev_seqc);
 	preempt_enable();
-
-	/*
-	 * Once queued, a reader may free @uc, and a close() free @f after a
-	 * grace period: @f is used inside one, @uc not at all.
-	 */
-	rcu_read_lock();
-	if (!(atomic_fetch_or(UC_QUEUED | end, &uc->state) & UC_QUEUED) &&
-	    llist_add(&uc->q.node, &f->events) && wq_has_sleeper(&f->wq))
-		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
-	rcu_read_unlock();
+	uc_publish(uc, f, end);
 }
 
 /*
@@ -721,6 +860,8 @@ static int __uc_arm_new(struct callout_file *f, struct ucallout *uc,
 	uc->cur_seq = 1;
 	uc->slot->uc = uc;
 	uc->linked = true;
+	/* Before the arming: its expiry reads it. */
+	WRITE_ONCE(*uc->slot->due, uc_due_entry(uc, expires_ns));
 	ret = callout_batch_set_from(b, &uc->c, now_ns, expires_ns, uc_fire,
 				     &uc->arm[0]);
 	if (ret < 0) {
@@ -796,6 +937,7 @@ static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
 		      u64 timeout_ns, u64 period_ns, struct callout_batch *b)
 	__must_hold(&f->lock)
 {
+	u64 *entry = uc->slot->due, old = READ_ONCE(*entry);
 	struct uc_arming *a;
 	int ret;
 
@@ -809,6 +951,12 @@ static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
 			.expires_ns = now + timeout_ns,
 			.period_ns = period_ns,
 		};
+		/*
+		 * The new due tick before the new arming, whose expiry reads
+		 * it; an expiry of the old one that reads it first takes it
+		 * for a deferral, which this RESET then replaces.
+		 */
+		WRITE_ONCE(*entry, uc_due_entry(uc, a->expires_ns));
 		ret = callout_batch_reset_from(b, &uc->c, now, a->expires_ns,
 					       uc_fire, a);
 		if (ret != -EBUSY)
@@ -820,8 +968,11 @@ static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
 		spin_lock_bh(&f->lock);
 		uc->busy--;
 	}
-	if (ret < 0)
+	if (ret < 0) {
+		/* Still the old arming's, unless the user stored since. */
+		cmpxchg64(entry, uc_due_entry(uc, a->expires_ns), old);
 		return ret;
+	}
 	/* Any event of the arming replaced is stale from here. */
 	uc->cur ^= 1;
 	uc->cur_seq = a->seq;
@@ -1569,6 +1720,7 @@ static int callout_open(struct inode *inode, struct file *file)
 	spin_lock_init(&f->lock);
 	genradix_init(&f->slots);
 	f->nr_slots = 1;	/* handles are never 0 */
+	xa_init(&f->due_pages);
 	callout_owner_init(&f->owner, &uto_ops, ucallout_to_cache, UC_GFP,
 			   UC_SPARES);
 	init_llist_head(&f->events);
@@ -1616,6 +1768,8 @@ static int callout_release(struct inode *inode, struct file *file)
 {
 	struct callout_file *f = file->private_data;
 	struct llist_node *spare;
+	unsigned long pg;
+	struct page *page;
 	struct uc_slot *s;
 	u32 idx;
 
@@ -1654,9 +1808,49 @@ static int callout_release(struct inode *inode, struct file *file)
 				llist_entry(spare, struct ucallout, q.node));
 	}
 	genradix_free(&f->slots);
+	/* No func reads the table any more, and no mapping is left. */
+	xa_for_each(&f->due_pages, pg, page)
+		__free_page(page);
+	xa_destroy(&f->due_pages);
 	mutex_destroy(&f->read_lock);
 	/* A func that queued its last event may still wake ->wq. */
 	kfree_rcu(f, rcu);
+	return 0;
+}
+
+/*
+ * A page of the due-time table, mapped at its first touch: one the file has
+ * not used yet is SIGBUS. A page is the file's until release(), which comes
+ * only once no mapping is left (each holds the file), so a mapping takes no
+ * reference of it.
+ */
+static vm_fault_t callout_due_fault(struct vm_fault *vmf)
+{
+	struct callout_file *f = vmf->vma->vm_file->private_data;
+	struct page *page = xa_load(&f->due_pages, vmf->pgoff);
+
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	return vmf_insert_pfn(vmf->vma, vmf->address, page_to_pfn(page));
+}
+
+static const struct vm_operations_struct callout_due_vm_ops = {
+	.fault	= callout_due_fault,
+};
+
+/*
+ * mmap(): the due-time table, shared only. It cannot grow by mremap(); a
+ * fork()ed child shares it, as it shares the file.
+ */
+static int callout_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
+	if (vma->vm_pgoff >= UC_DUE_PAGES ||
+	    vma_pages(vma) > UC_DUE_PAGES - vma->vm_pgoff)
+		return -EINVAL;
+	vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_ops = &callout_due_vm_ops;
 	return 0;
 }
 
@@ -1666,6 +1860,7 @@ static const struct file_operations callout_fops = {
 	.release	= callout_release,
 	.read		= callout_read,
 	.poll		= callout_poll,
+	.mmap		= callout_mmap,
 	.unlocked_ioctl	= callout_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,

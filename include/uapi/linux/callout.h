@@ -9,6 +9,7 @@
 #ifndef _UAPI_LINUX_CALLOUT_H
 #define _UAPI_LINUX_CALLOUT_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
@@ -104,6 +105,34 @@ struct callout_submit {
 	__u32 done;		/* out: operations carried out, ops[0 .. done - 1] */
 	__u32 reserved;		/* in: 0 */
 };
+
+/*
+ * The due-time table: mmap(2) of a /dev/callout file, MAP_SHARED (the
+ * mapping is refused otherwise), at any page offset, gives one __u64 entry
+ * per handle slot: the entry of handle h is the (__u32)h-th __u64 from
+ * offset 0, CALLOUT_DUE_INDEX(h). The kernel writes it at SET and RESET:
+ * CALLOUT_DUE(h, tick), tick being the callout's due tick (its due time in
+ * ticks of callout_info.tick_ns, rounded up). The program may store there,
+ * with one 64-bit store, CALLOUT_DUE(h, t) for a later tick t (a deferral)
+ * or CALLOUT_DUE(h, 0) | CALLOUT_DUE_CANCEL (a lazy cancel); the kernel
+ * reads the entry when the callout comes due and re-files it at t, or ends
+ * it without an event, instead of firing. An entry whose generation is not
+ * h's (a store meant for an earlier handle of the slot) is ignored.
+ * Documentation/callout.rst gives the whole promise.
+ *
+ *   bits 63..40  generation: the handle's high half (below 1 << 24)
+ *   bit  39      CALLOUT_DUE_CANCEL
+ *   bits 38..0   tick, modulo 1 << 39: taken as the tick at most
+ *                (1 << 38) - 1 ticks after the due tick it is read at
+ */
+#define CALLOUT_DUE_GEN_SHIFT	40
+#define CALLOUT_DUE_CANCEL	_BITULL(39)
+#define CALLOUT_DUE_TICK_BITS	39
+#define CALLOUT_DUE_TICK_MASK	(CALLOUT_DUE_CANCEL - 1)
+#define CALLOUT_DUE_INDEX(handle)	((__u32)(handle))
+#define CALLOUT_DUE(handle, tick)					\
+	((((__u64)(handle) >> 32) << CALLOUT_DUE_GEN_SHIFT) |		\
+	 ((__u64)(tick) & CALLOUT_DUE_TICK_MASK))
 
 /* 0xC1: free in Documentation/userspace-api/ioctl/ioctl-number.rst */
 #define CALLOUT_IOC_MAGIC	0xC1
