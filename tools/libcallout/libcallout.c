@@ -40,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "libcallout.h"
@@ -58,6 +60,18 @@ struct to_count {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int dev_fd = -1;		/* locked by lock */
 static void *counts;		/* tsearch root of struct to_count, locked */
+
+/*
+ * The due-time table, mapped by the first deferral: the whole range of
+ * slot indices, 2^32 entries (32 GiB of address space, no memory: the
+ * kernel backs only the pages of slots the file has used), so it never has
+ * to move and a deferral is a load of this pointer and a store. Written
+ * locked, read without the lock; a pointer store is atomic.
+ */
+#define TABLE_LEN	((size_t)sizeof(__u64) << (sizeof(void *) == 8 ? 32 : 24))
+static __u64 *table;
+static __u64 table_tick_ns;	/* callout_info.tick_ns, set before table */
+static __u64 coarse_res_ns;	/* resolution of CLOCK_MONOTONIC_COARSE */
 
 static int fail(int err)
 {
@@ -134,6 +148,9 @@ int callout_fd(void)
 void callout_close(void)
 {
 	pthread_mutex_lock(&lock);
+	if (table)
+		munmap(table, TABLE_LEN);
+	__atomic_store_n(&table, NULL, __ATOMIC_RELEASE);
 	if (dev_fd >= 0)
 		close(dev_fd);
 	dev_fd = -1;
@@ -431,4 +448,79 @@ int callout_wait(int timeout_ms)
 	if (ret < 0)
 		return fail(errno);
 	return ret > 0 && (pfd.revents & POLLIN);
+}
+
+/* The table, mapped if need be: the pointer, or NULL with errno set. */
+static __u64 *table_get(void)
+{
+	__u64 *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	struct callout_info info;
+	struct timespec res;
+	void *p;
+	int fd;
+
+	if (t)
+		return t;
+	pthread_mutex_lock(&lock);
+	t = table;
+	fd = t ? dev_fd : __open();
+	if (!t && fd >= 0 && !ioctl(fd, CALLOUT_IOC_INFO, &info) &&
+	    !clock_getres(CLOCK_MONOTONIC_COARSE, &res)) {
+		p = mmap(NULL, TABLE_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fd, 0);
+		if (p != MAP_FAILED) {
+			table_tick_ns = info.tick_ns;
+			coarse_res_ns = res.tv_sec * 1000000000ULL + res.tv_nsec;
+			t = p;
+			__atomic_store_n(&table, t, __ATOMIC_RELEASE);
+		}
+	} else if (fd < 0) {
+		errno = -fd;
+	}
+	pthread_mutex_unlock(&lock);
+	return t;
+}
+
+int callout_defer(__u64 handle, __u64 deadline_ns)
+{
+	__u64 *t = table_get();
+	__u64 tick;
+
+	if (!t)
+		return -errno;
+	tick = deadline_ns / table_tick_ns +
+	       (deadline_ns % table_tick_ns != 0);
+	/* One 64-bit store, which the kernel reads whole */
+	__atomic_store_n(&t[CALLOUT_DUE_INDEX(handle)],
+			 CALLOUT_DUE(handle, tick), __ATOMIC_RELAXED);
+	return 0;
+}
+
+__u64 callout_deadline(__u64 delay_ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec + coarse_res_ns +
+	       delay_ns;
+}
+
+int callout_defer_by(__u64 handle, __u64 delay_ns)
+{
+	/* The table first: it reads the resolution callout_deadline() adds. */
+	if (!table_get())
+		return -errno;
+	return callout_defer(handle, callout_deadline(delay_ns));
+}
+
+int callout_cancel_lazy(__u64 handle)
+{
+	__u64 *t = table_get();
+
+	if (!t)
+		return -errno;
+	__atomic_store_n(&t[CALLOUT_DUE_INDEX(handle)],
+			 CALLOUT_DUE(handle, 0) | CALLOUT_DUE_CANCEL,
+			 __ATOMIC_RELAXED);
+	return 0;
 }

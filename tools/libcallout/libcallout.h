@@ -127,6 +127,75 @@ int resetcallout(__u64 handle, __u64 timeout_ns, __u64 period_ns);
 int unsetcallout(__u64 handle);
 
 /**
+ * callout_defer() - put a setcallout() back, without a system call
+ * @handle:      from setcallout(), pending
+ * @deadline_ns: CLOCK_MONOTONIC: the callout is due at the first tick
+ *               at or after it, never earlier
+ *
+ * Stores the deadline in the file's due-time table (mmap of the file, which
+ * the first call of callout_defer(), callout_defer_by() or
+ * callout_cancel_lazy() maps; those after it make no system call). When
+ * the callout comes due, the kernel reads its entry and, finding a later
+ * tick, re-files it there instead of firing it; it reads the entry again
+ * then. A deadline not later than the due time the kernel holds takes no
+ * effect: deferral only ever puts a callout back. A deferral that meets the
+ * expiry may be too late: the event then shows the due time it fired at
+ * (expires_ns), before @deadline_ns. The tick is taken modulo 2^39 ticks:
+ * a deadline 2^38 ticks or more after the due time is taken as an earlier
+ * one (ignored), and one beyond max_timeout_ns from the expiry is refused
+ * (the callout fires). setcallout() and resetcallout() write the entry, so
+ * a store before them is lost. A periodic callout's next expiry moves to
+ * the deadline and its period goes on from there. A handle that is no
+ * longer pending, or is not this file's, is ignored by the kernel, even
+ * once its slot has a new callout.
+ *
+ * Return: 0, or a negative errno of mapping the table (-ENOTTY, -ENODEV
+ * from a callout.ko without one).
+ */
+int callout_defer(__u64 handle, __u64 deadline_ns);
+
+/**
+ * callout_deadline() - a deadline @delay_ns from now, never early
+ * @delay_ns: from now
+ *
+ * Reads CLOCK_MONOTONIC_COARSE (the vDSO: no system call on any
+ * clocksource), which lags CLOCK_MONOTONIC by at most its resolution (a
+ * jiffy: 4 ms at HZ=250), and adds that resolution: the deadline is at
+ * least @delay_ns after the moment of the call, and at most @delay_ns plus
+ * twice the resolution. Call callout_defer() or callout_defer_by() once
+ * before, which learns the resolution.
+ *
+ * Return: the deadline, in ns of CLOCK_MONOTONIC.
+ */
+__u64 callout_deadline(__u64 delay_ns);
+
+/**
+ * callout_defer_by() - callout_defer() to callout_deadline(@delay_ns)
+ * @handle:   from setcallout(), pending
+ * @delay_ns: from now: the callout fires no sooner, and at most twice the
+ *            coarse clock's resolution and a tick later
+ *
+ * Return: as callout_defer().
+ */
+int callout_defer_by(__u64 handle, __u64 delay_ns);
+
+/**
+ * callout_cancel_lazy() - cancel a setcallout() without a system call
+ * @handle: from setcallout()
+ *
+ * Stores the cancel mark in its due-time entry: when it comes due, the
+ * kernel ends it instead of firing it, and no event of it is dispatched
+ * after that, as after unsetcallout(). Until then it stays pending: it
+ * holds its slot and counts toward max_per_file until its due time has
+ * passed and the file is next read or polled (callout_dispatch(),
+ * callout_wait()). unsetcallout() or resetcallout() before that take
+ * effect as usual (the latter writes the entry, undoing the mark).
+ *
+ * Return: as callout_defer().
+ */
+int callout_cancel_lazy(__u64 handle);
+
+/**
  * timeout() - call func(arg) once, @ticks ticks from now
  * @func:  the function, run by callout_dispatch()
  * @arg:   its argument
