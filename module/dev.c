@@ -323,6 +323,8 @@ struct uc_arming {
  * @cur:	which of @arm is in force (locked)
  * @linked:	in the handle table (locked)
  * @busy:	cancels and RESETs waiting on it outside the lock (locked)
+ * @due_seqc:	around a RESET's writes of the due-time entry and arming: an
+ *		expiry that meets one does not act on the entry
  * @state:	UC_* bits
  * @q:		on the event queue while UC_QUEUED, on file->spares
  *		(by q.node) while spare
@@ -346,6 +348,7 @@ struct ucallout {
 	u8 cur;
 	bool linked;
 	u16 busy;
+	seqcount_t due_seqc;
 	atomic_t state;
 	struct uc_node q;
 	seqcount_t ev_seqc;
@@ -589,6 +592,7 @@ static struct ucallout *__uc_get(struct callout_file *f,
 	atomic_set(&uc->state, 0);
 	uc->q.timeout = false;
 	seqcount_init(&uc->ev_seqc);
+	seqcount_init(&uc->due_seqc);
 	uc->ev_seq = 0;
 	uc->ev_count = 0;
 	uc->rd_seq = 0;
@@ -697,7 +701,12 @@ static bool uc_deferred(struct ucallout *uc, struct uc_arming *a, u64 now,
 	u64 later = (v - at) & CALLOUT_DUE_TICK_MASK;
 	int ret;
 
-	if (!later || later > CALLOUT_DUE_TICK_MASK / 2)
+	/*
+	 * Not later, or further than any SET may ask (so that the product
+	 * below cannot overflow, whatever the tick).
+	 */
+	if (!later || later > CALLOUT_DUE_TICK_MASK / 2 ||
+	    later > div64_u64(callout_max_timeout_ns(), callout_tick_ns_param) + 1)
 		return false;
 	a->expires_ns = (at + later) * callout_tick_ns_param;
 	if (a->expires_ns <= now ||
@@ -706,6 +715,8 @@ static bool uc_deferred(struct ucallout *uc, struct uc_arming *a, u64 now,
 		return false;
 	}
 	ret = callout_refile(&uc->c, now, a->expires_ns);
+	if (ret == -EALREADY)
+		a->expires_ns = due;	/* not this arming's any more */
 	if (ret && ret != -EALREADY) {
 		a->expires_ns = due;
 		return false;
@@ -723,12 +734,26 @@ static void uc_fire(void *arg)
 	struct ucallout *uc = a->uc;
 	struct callout_file *f = uc->file;
 	u64 now = callout_now_ns(), due = a->expires_ns, missed = 0;
+	unsigned int seq = raw_read_seqcount(&uc->due_seqc);
 	u64 *entry = uc->slot->due, v = READ_ONCE(*entry);
 	u32 flags = 0, end = UC_ENDED;
+	bool mine;
 	s64 ret;
 
-	/* What the user stored in the due-time table for this handle */
-	if (v >> CALLOUT_DUE_GEN_SHIFT == upper_32_bits(uc->handle)) {
+	/*
+	 * The entry of this handle, or a store meant for another one (an
+	 * earlier, or a later one if the slot was given again while this
+	 * func waited to run: then nothing here may write it either); 0 is
+	 * a freed slot's. One a RESET under way wrote, for the arming that
+	 * replaces this one, or is putting back, is not acted on: the
+	 * expiry does not wait for the RESET (on PREEMPT_RT it could be
+	 * preempted), it leaves the entry alone. A 32-bit kernel could
+	 * read it torn: it has no table.
+	 */
+	mine = IS_ENABLED(CONFIG_64BIT) && v && !(seq & 1) &&
+	       !read_seqcount_retry(&uc->due_seqc, seq) &&
+	       v >> CALLOUT_DUE_GEN_SHIFT == upper_32_bits(uc->handle);
+	if (mine) {
 		if (v & CALLOUT_DUE_CANCEL) {
 			/*
 			 * A lazy cancel: the arming ends, and no event of it
@@ -758,7 +783,9 @@ static void uc_fire(void *arg)
 			missed = ret;
 			end = 0;
 			/* The next due tick, unless the user stored since. */
-			cmpxchg64(entry, v, uc_due_entry(uc, a->expires_ns));
+			if (mine)
+				cmpxchg64(entry, v,
+					  uc_due_entry(uc, a->expires_ns));
 		} else {
 			/* Beyond the scheme's reach now: its last event. */
 			flags |= CALLOUT_EV_LAST;
@@ -937,7 +964,7 @@ static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
 		      u64 timeout_ns, u64 period_ns, struct callout_batch *b)
 	__must_hold(&f->lock)
 {
-	u64 *entry = uc->slot->due, old = READ_ONCE(*entry);
+	u64 *entry = uc->slot->due, old, new;
 	struct uc_arming *a;
 	int ret;
 
@@ -953,12 +980,20 @@ static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
 		};
 		/*
 		 * The new due tick before the new arming, whose expiry reads
-		 * it; an expiry of the old one that reads it first takes it
-		 * for a deferral, which this RESET then replaces.
+		 * it, and the old one back if the arming is refused (unless
+		 * the user stored since). An expiry of either arming that
+		 * meets these writes does not act on the entry (uc_fire()),
+		 * so a refused RESET leaves the old arming as it was.
 		 */
-		WRITE_ONCE(*entry, uc_due_entry(uc, a->expires_ns));
+		new = uc_due_entry(uc, a->expires_ns);
+		raw_write_seqcount_begin(&uc->due_seqc);
+		old = READ_ONCE(*entry);
+		WRITE_ONCE(*entry, new);
 		ret = callout_batch_reset_from(b, &uc->c, now, a->expires_ns,
 					       uc_fire, a);
+		if (ret < 0)
+			cmpxchg64(entry, new, old);
+		raw_write_seqcount_end(&uc->due_seqc);
 		if (ret != -EBUSY)
 			break;
 		uc->busy++;
@@ -968,11 +1003,8 @@ static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
 		spin_lock_bh(&f->lock);
 		uc->busy--;
 	}
-	if (ret < 0) {
-		/* Still the old arming's, unless the user stored since. */
-		cmpxchg64(entry, uc_due_entry(uc, a->expires_ns), old);
+	if (ret < 0)
 		return ret;
-	}
 	/* Any event of the arming replaced is stale from here. */
 	uc->cur ^= 1;
 	uc->cur_seq = a->seq;
