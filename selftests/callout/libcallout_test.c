@@ -342,6 +342,95 @@ TEST_F(lib, unsetcallout_cancels)
 	EXPECT_EQ(h2, s->ev[0].handle);
 }
 
+/*
+ * callout_defer_by() pushes a callout back with a store, to no earlier than
+ * the delay from the call; callout_deadline() is never early. A store that
+ * came after the callout could be due (a stalled host) is tried again.
+ */
+/* CLOCK_MONOTONIC_COARSE, in ns */
+static unsigned long long coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * callout_defer_by() pushes a callout back with a store, to no earlier than
+ * the delay from the coarse clock at the call; callout_deadline() adds its
+ * resolution to that clock, and is never past the true clock plus both. A
+ * store that came after the callout could be due (a stalled host) is
+ * tried again.
+ */
+TEST_F(lib, defer_by_pushes_it_back)
+{
+	struct seen *s = &self->seen;
+	unsigned long long before, coarse, after;
+	struct timespec res;
+	__u64 h = 0, d;
+	int tries;
+
+	if (setup_skipped(_metadata))
+		return;
+	for (tries = 0; ; tries++) {
+		ASSERT_GT(10, tries);
+		before = now_ns();
+		ASSERT_EQ(0, setcallout(300 * MS, 0, 9, &h));
+		coarse = coarse_ns();
+		ASSERT_EQ(0, callout_defer_by(h, 500 * MS));
+		/* Stored before it could be due: its expiry sees it. */
+		if (now_ns() < before + 300 * MS)
+			break;
+		/* Stalled past its due time: cancel it or take its event. */
+		if (unsetcallout(h))
+			ASSERT_EQ(1, pump(s, 1, 5000));
+		s->n = 0;
+	}
+	ASSERT_EQ(1, pump(s, 1, 5000));
+	EXPECT_EQ(h, s->ev[0].handle);
+	EXPECT_LE(coarse + 500 * MS, s->ev[0].expires_ns);
+	EXPECT_LE(s->ev[0].expires_ns, s->ev[0].fired_ns);
+	/* A deferred due time is the start of a tick. */
+	EXPECT_EQ(0, s->ev[0].expires_ns % self->info.tick_ns);
+	ASSERT_EQ(0, clock_getres(CLOCK_MONOTONIC_COARSE, &res));
+	coarse = coarse_ns();
+	d = callout_deadline(7 * MS);
+	after = now_ns();
+	EXPECT_LE(coarse + 7 * MS + res.tv_sec * 1000 * MS + res.tv_nsec, d);
+	EXPECT_GE(after + 7 * MS + res.tv_sec * 1000 * MS + res.tv_nsec, d);
+}
+
+TEST_F(lib, cancel_lazy_drops_it)
+{
+	struct seen *s = &self->seen;
+	unsigned long long before;
+	__u64 h = 0;
+	int tries, ret;
+
+	if (setup_skipped(_metadata))
+		return;
+	for (tries = 0; ; tries++) {
+		ASSERT_GT(10, tries);
+		before = now_ns();
+		ASSERT_EQ(0, setcallout(100 * MS, 0, 10, &h));
+		ASSERT_EQ(0, callout_cancel_lazy(h));
+		if (now_ns() < before + 100 * MS)
+			break;
+		/* Stalled past its due time: it may have fired. Again. */
+		unsetcallout(h);
+		pump(s, 0, 200);
+		s->n = 0;
+	}
+	/* Past its due time, and dispatched: nothing of it comes. */
+	EXPECT_EQ(0, pump(s, 0, 300));
+	EXPECT_EQ(0, s->n);
+	/* Ended at its due time, or, on a stalled host, still pending. */
+	ret = unsetcallout(h);
+	EXPECT_TRUE(ret == -ENOENT || ret == 0);
+	EXPECT_EQ(0, pump(s, 0, 100));
+}
+
 TEST_F(lib, periodic_until_unset)
 {
 	struct seen *s = &self->seen;

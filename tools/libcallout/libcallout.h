@@ -149,21 +149,23 @@ int unsetcallout(__u64 handle);
  * longer pending, or is not this file's, is ignored by the kernel, even
  * once its slot has a new callout.
  *
- * Return: 0, or a negative errno of mapping the table (-ENOTTY, -ENODEV
- * from a callout.ko without one).
+ * Return: 0, or a negative errno of mapping the table (-ENODEV from a
+ * callout.ko without one).
  */
 int callout_defer(__u64 handle, __u64 deadline_ns);
 
 /**
- * callout_deadline() - a deadline @delay_ns from now, never early
+ * callout_deadline() - a deadline @delay_ns from now, without a system call
  * @delay_ns: from now
  *
  * Reads CLOCK_MONOTONIC_COARSE (the vDSO: no system call on any
- * clocksource), which lags CLOCK_MONOTONIC by at most its resolution (a
- * jiffy: 4 ms at HZ=250), and adds that resolution: the deadline is at
- * least @delay_ns after the moment of the call, and at most @delay_ns plus
- * twice the resolution. Call callout_defer() or callout_defer_by() once
- * before, which learns the resolution.
+ * clocksource) and adds its resolution (a jiffy: 4 ms at HZ=250). That
+ * clock trails CLOCK_MONOTONIC by up to its resolution while the tick runs
+ * on time, by more when a tick is late: the deadline is at least @delay_ns
+ * after the coarse time read, so after the call while the tick is on time,
+ * and at most @delay_ns plus the resolution after the call. Call
+ * callout_defer() or callout_defer_by() once before, which learns the
+ * resolution.
  *
  * Return: the deadline, in ns of CLOCK_MONOTONIC.
  */
@@ -172,8 +174,7 @@ __u64 callout_deadline(__u64 delay_ns);
 /**
  * callout_defer_by() - callout_defer() to callout_deadline(@delay_ns)
  * @handle:   from setcallout(), pending
- * @delay_ns: from now: the callout fires no sooner, and at most twice the
- *            coarse clock's resolution and a tick later
+ * @delay_ns: from now, as callout_deadline() counts it
  *
  * Return: as callout_defer().
  */
