@@ -33,6 +33,12 @@
  *            RESETs of the BATCH newest (rearm_ns, per RESET) and of random
  *            ones of the N (rearm_random_ns)
  *   timeout  CALLOUT_IOC_TIMEOUT + CALLOUT_IOC_UNTIMEOUT (pair_ns)
+ *   defer    N callouts set through libcallout, and one more: a deferral of
+ *            that one with callout_defer_by() (rearm_ns), and of a random
+ *            one of the N (rearm_random_ns): what a program pays to push a
+ *            timer back, its time source included (a CLOCK_MONOTONIC_COARSE
+ *            read from the vDSO, a division by the tick and one store into
+ *            the mapped due-time table; no system call)
  *   timerfd  timerfd_settime arm + disarm (pair_ns) and re-arm (rearm_ns),
  *            N armed timerfds
  *   posix    timer_settime arm + disarm and re-arm, N POSIX timers
@@ -44,7 +50,12 @@
  *   late     N one-shots with random timeouts of MIN_MS..MAX_MS (default
  *            10..300) through /dev/callout, then the same through N
  *            timerfds: lateness p50/p99/max and early count of each (callout:
- *            fired_ns from the event and the time read() returned it).
+ *            fired_ns from the event and the time read() returned it);
+ *            then N more through /dev/callout, each set at its timeout and
+ *            at once deferred by callout_defer() 10..100 ms further
+ *            (callout_defer_*: lateness after the deferred deadline;
+ *            callout_defer_unseen: deferrals that came after their callout
+ *            was due, left out, as a stalled host can make them).
  *            With -b BATCH, only the callouts, set through
  *            CALLOUT_IOC_SUBMIT BATCH at a time (submit_*; submit_user_early:
  *            fired before the timeout counted from just before the call)
@@ -94,6 +105,8 @@
 
 #include <linux/callout.h>
 #include <liburing.h>
+
+#include "libcallout.h"
 
 #define NS	1000000000ULL
 #define NR_TIMES 1024
@@ -1030,6 +1043,54 @@ static void run_iouring(void)
 	free(u.seq);
 }
 
+/*
+ * defer: N callouts set through libcallout at the pair tests' pending
+ * times, and one more at a restart time; callout_defer_by() of that one to
+ * a restart time (rearm_ns) and of a random one of the N to a pending time
+ * (rearm_random_ns). The times do not matter to the cost: a deferral is a
+ * store the kernel reads when the callout comes due, and none does here.
+ */
+static void run_defer(void)
+{
+	u64 *h = xcalloc(n + 1, sizeof(*h)), i, m, r, t0, setup;
+	struct timing rearm, rnd;
+	int ret;
+
+	t0 = now_ns();
+	for (i = 0; i <= n; i++) {
+		ret = setcallout(i < n ? pend_time(i) : restart_ns[0], 0, i, &h[i]);
+		if (ret)
+			die("setcallout %llu: %s", i, strerror(-ret));
+	}
+	setup = now_ns() - t0;
+	/* The first maps the table: not timed. */
+	if (callout_defer_by(h[n], restart_ns[0]))
+		die("callout_defer_by");
+	timing_init(&rearm);
+	for (r = 0; timing_more(&rearm);) {
+		m = batch_begin(&rearm);
+		for (i = 0; i < m; i++, r++)
+			callout_defer_by(h[n], restart_ns[r % NR_TIMES]);
+		batch_end(&rearm, m);
+	}
+	timing_init_random(&rnd, 1);
+	rng_seed();
+	for (r = 0; n && timing_more(&rnd);) {
+		m = batch_begin(&rnd);
+		for (i = 0; i < m; i++, r++)
+			callout_defer_by(h[rng_index(n)], pend_ns[r % NR_TIMES]);
+		batch_end(&rnd, m);
+	}
+	head("callout_defer");
+	print_timing("rearm", &rearm);
+	if (n)
+		print_timing("rearm_random", &rnd);
+	print_ns("setup_ns", setup, n);
+	printf("\n");
+	callout_close();
+	free(h);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -1055,11 +1116,70 @@ static void print_late(const char *who, long long *late, u64 count)
 	free(l);
 }
 
+/* What late_deferred()'s dispatch fills in */
+struct seen_late {
+	const u64 *dl;		/* each callout's deferred deadline, or 0 */
+	long long *late;
+	u64 got;
+};
+
+static void on_late_event(const struct callout_event *ev, void *data)
+{
+	struct seen_late *sl = data;
+	u64 d = sl->dl[ev->cookie];
+
+	if (d)
+		sl->late[sl->got++] = (long long)(ev->fired_ns - d);
+}
+
+/*
+ * N one-shots through libcallout, each set at its timeout @timeout[i] (ns)
+ * and at once deferred by callout_defer() to 10..100 ms after that. @late
+ * gets, for each whose deferral was stored before the callout could be
+ * due (so that its expiry must see it), fired_ns less the deferred
+ * deadline; *@unseen counts the others. Return: how many went to @late.
+ */
+static u64 late_deferred(const u64 *timeout, long long *late, u64 *unseen)
+{
+	struct seen_late sl = { .late = late };
+	u64 *dl = xcalloc(n, sizeof(*dl)), i, ended, lo;
+	__u64 h;
+	int ret;
+
+	sl.dl = dl;
+	*unseen = 0;
+	srandom(3);
+	for (i = 0; i < n; i++) {
+		lo = now_ns() + timeout[i];
+		ret = setcallout(timeout[i], 0, i, &h);
+		if (ret)
+			die("setcallout: %s", strerror(-ret));
+		dl[i] = now_ns() + timeout[i] +
+			(10 + (u64)random() % 91) * 1000000ULL;
+		if (callout_defer(h, dl[i]))
+			die("callout_defer");
+		if (now_ns() >= lo) {
+			dl[i] = 0;
+			(*unseen)++;
+		}
+	}
+	for (ended = 0; ended < n; ended += ret) {
+		if (callout_wait(-1) < 0)
+			die("callout_wait");
+		ret = callout_dispatch(on_late_event, &sl);
+		if (ret < 0)
+			die("callout_dispatch: %s", strerror(-ret));
+	}
+	callout_close();
+	free(dl);
+	return sl.got;
+}
+
 static void run_late(void)
 {
 	long long *kl = xcalloc(n, sizeof(*kl)), *ul = xcalloc(n, sizeof(*ul));
-	long long *tl = xcalloc(n, sizeof(*tl));
-	u64 *due = xcalloc(n, sizeof(*due)), i, got = 0, t;
+	long long *tl = xcalloc(n, sizeof(*tl)), *dl = xcalloc(n, sizeof(*dl));
+	u64 *due = xcalloc(n, sizeof(*due)), i, got = 0, t, dl_got, unseen;
 	struct callout_event ev[256];
 	struct epoll_event eev[256];
 	int fd = open_dev(), ep, *fds;
@@ -1088,6 +1208,8 @@ static void run_late(void)
 		}
 	}
 	close(fd);
+	/* callout again, each deferred as it is set */
+	dl_got = late_deferred(due, dl, &unseen);
 
 	/* timerfd: the same timeouts, absolute, woken through epoll */
 	raise_limit(RLIMIT_NOFILE, n + 64);
@@ -1130,7 +1252,9 @@ static void run_late(void)
 	print_late("callout", kl, n);
 	print_late("callout_read", ul, n);
 	print_late("timerfd", tl, n);
-	printf("\n");
+	print_late("callout_defer", dl, dl_got);
+	printf(" callout_defer_unseen=%llu\n", unseen);
+	free(dl);
 	free(kl);
 	free(ul);
 	free(tl);
@@ -1526,6 +1650,7 @@ int main(int argc, char **argv)
 		{ "floor", run_floor }, { "timeout", run_timeout },
 		{ "timerfd", run_timerfd }, { "posix", run_posix },
 		{ "late", run_late }, { "idle", run_idle },
+		{ "defer", run_defer },
 		{ "stall", run_stall }, { "submit", run_submit },
 		{ "iouring", run_iouring },
 	};
