@@ -8,6 +8,7 @@
  * bad usage exits 2.
  */
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -481,6 +482,67 @@ TEST_F(ctl, submit_bad_usage_exits_2)
 		/* Nothing was submitted. */
 		EXPECT_EQ(0, lines_starting(out, "op ")) TH_LOG("%s", *args);
 	}
+}
+
+/*
+ * table: the due-time table of another process's file, as that process
+ * and the kernel wrote it: three callouts, one deferred, one cancelled
+ * lazily, none due while the test runs.
+ */
+TEST_F(ctl, table_shows_another_process)
+{
+	int to_child[2], to_parent[2], fd, status;
+	__u64 h[3] = { 0 }, *t;
+	char args[64], line[256], go;
+	struct callout_info info;
+	pid_t pid;
+	int i;
+
+	if (setup_skipped(_metadata))
+		return;
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(to_parent));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		fd = open(CALLOUT_DEV, O_RDWR);
+		if (fd < 0 || ioctl(fd, CALLOUT_IOC_INFO, &info))
+			_exit(1);
+		t = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		for (i = 0; i < 3; i++)
+			if (set_callout(fd, info.max_timeout_ns / 2, 0, i, &h[i]))
+				_exit(1);
+		if (t == MAP_FAILED)
+			_exit(1);
+		t[CALLOUT_DUE_INDEX(h[1])] += 1000;	/* a deferral */
+		t[CALLOUT_DUE_INDEX(h[2])] |= CALLOUT_DUE_CANCEL;
+		dprintf(to_parent[1], "%d\n", fd);
+		_exit(read(to_child[0], &go, 1) == 1 ? 0 : 1);
+	}
+	ASSERT_LT(0, read(to_parent[0], line, sizeof(line) - 1));
+	fd = atoi(line);
+	snprintf(args, sizeof(args), "table %d %d", (int)pid, fd);
+	EXPECT_EQ(0, ctl(out, args)) TH_LOG("%s", out);
+	ASSERT_EQ(1, write(to_child[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, status);
+	/* Slots 1-3, handles 1-3 of a new file, generation 0 */
+	EXPECT_EQ(1, lines_starting(out, "1        0x0000000000000001 "));
+	EXPECT_EQ(1, lines_starting(out, "2        0x0000000000000002 "));
+	EXPECT_EQ(1, lines_starting(out, "3        0x0000000000000003 "));
+	EXPECT_NE(NULL, line_of(out, "3 ", line, sizeof(line)));
+	EXPECT_NE(NULL, strstr(line, "cancel"));
+	EXPECT_NE(NULL, line_of(out, "1 ", line, sizeof(line)));
+	EXPECT_EQ(NULL, strstr(line, "cancel"));
+	EXPECT_NE(NULL, strstr(out, "3 entries in 512 slots"));
+	/* Not a /dev/callout file: its stdin */
+	snprintf(args, sizeof(args), "table %d 0", (int)getpid());
+	EXPECT_EQ(1, ctl(out, args));
+	EXPECT_EQ(2, ctl(out, "table 1"));
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
 }
 
 TEST_HARNESS_MAIN

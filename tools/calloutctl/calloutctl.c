@@ -8,6 +8,7 @@
  *	calloutctl set [opts] TIME      arm one callout, print its events
  *	calloutctl unset [opts] TIME    arm one, cancel it, show nothing fires
  *	calloutctl submit [opts] OP...  operations in batches (ioctl SUBMIT)
+ *	calloutctl table PID FD         another process's due-time table
  *
  * A callout belongs to the /dev/callout file that set it and dies with it,
  * so every command that arms callouts stays to watch them. Exit status: 0
@@ -19,13 +20,19 @@
 #endif
 #include <errno.h>
 #include <getopt.h>
+#include <sys/ioctl.h>
 #include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "libcallout.h"
 
@@ -974,6 +981,89 @@ static int cmd_submit(int argc, char **argv)
 	return ok ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+/*
+ * table: a process's file descriptor, duplicated here with pidfd_getfd()
+ * (which needs ptrace access to it), mapped read-only; the pages of slots
+ * the file has used, up to the first it has not (SIGBUS).
+ */
+static sigjmp_buf table_end;
+
+static void table_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(table_end, 1);
+}
+
+#define TABLE_PAGES_MAX	((size_t)1 << 23)	/* 2^32 slots */
+
+static int cmd_table(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = table_sigbus }, old;
+	size_t page = sysconf(_SC_PAGESIZE), per = page / sizeof(__u64);
+	/* Not automatic: they keep their values across the siglongjmp(). */
+	static size_t i, shown;
+	struct callout_info info;
+	__u64 *t, v, tick, now;
+	struct timespec ts;
+	int ret, pidfd, fd;
+	__s64 d;
+	long pid, target;
+	char *end;
+
+	ret = no_options(argc, argv);
+	if (ret)
+		return ret < 0 ? EXIT_SUCCESS : ret;
+	if (argc - optind != 2)
+		return usage_error("takes a PID and an FD");
+	pid = strtol(argv[optind], &end, 10);
+	if (*end || pid <= 0)
+		return usage_error("bad PID '%s'", argv[optind]);
+	target = strtol(argv[optind + 1], &end, 10);
+	if (*end || target < 0)
+		return usage_error("bad FD '%s'", argv[optind + 1]);
+	pidfd = syscall(SYS_pidfd_open, (pid_t)pid, 0);
+	if (pidfd < 0)
+		return fail_errno("pidfd_open", errno);
+	fd = syscall(SYS_pidfd_getfd, pidfd, (int)target, 0);
+	if (fd < 0)
+		return fail_errno("pidfd_getfd", errno);
+	close(pidfd);
+	if (ioctl(fd, CALLOUT_IOC_INFO, &info))
+		return fail_errno("not a /dev/callout file", errno);
+	t = mmap(NULL, TABLE_PAGES_MAX * page, PROT_READ, MAP_SHARED, fd, 0);
+	if (t == MAP_FAILED)
+		return fail_errno("mmap", errno);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	tick = now / info.tick_ns;
+	printf("%-8s %-20s %10s %14s %s\n", "slot", "handle", "gen",
+	       "due_in_ms", "mark");
+	sigaction(SIGBUS, &sa, &old);
+	shown = 0;
+	if (!sigsetjmp(table_end, 1)) {
+		for (i = 0; i < TABLE_PAGES_MAX * per; i++) {
+			v = t[i];
+			if (!v)
+				continue;
+			/* Ticks from now, modulo 2^39 to the nearest */
+			d = (__s64)(((v - tick) & CALLOUT_DUE_TICK_MASK) << 25) >> 25;
+
+			printf("%-8zu 0x%016llx %10llu %14.3f %s\n", (size_t)i,
+			       (unsigned long long)((v >> CALLOUT_DUE_GEN_SHIFT) << 32 | i),
+			       (unsigned long long)(v >> CALLOUT_DUE_GEN_SHIFT),
+			       ((double)d * info.tick_ns - (double)(now % info.tick_ns)) / 1e6,
+			       v & CALLOUT_DUE_CANCEL ? "cancel" : "");
+			shown++;
+		}
+	}
+	sigaction(SIGBUS, &old, NULL);
+	printf("%zu entries in %zu slots (tick %llu ns)\n", (size_t)shown,
+	       (size_t)i, (unsigned long long)info.tick_ns);
+	munmap(t, TABLE_PAGES_MAX * page);
+	close(fd);
+	return EXIT_SUCCESS;
+}
+
 static const struct command commands[] = {
 	{ "info", cmd_info, "the facility's geometry (ioctl INFO)",
 	  "Usage: calloutctl info\n"
@@ -1027,6 +1117,13 @@ static const struct command commands[] = {
 	  "  -c, --count N          stop after N events\n"
 	  "  -d, --duration TIME    stop TIME after the first batch\n"
 	  "  -q, --quiet            count events, print nothing per event\n" },
+	{ "table", cmd_table, "another process's due-time table",
+	  "Usage: calloutctl table PID FD\n"
+	  "Print the due-time table of /dev/callout file FD of process PID\n"
+	  "(duplicated with pidfd_getfd(2): ptrace access to PID is needed):\n"
+	  "for each slot whose entry is not 0, the handle it is for, its\n"
+	  "generation, its due tick as ms from now (later than the due time\n"
+	  "the kernel holds if the program deferred it) and the cancel mark.\n" },
 };
 
 static void print_help(FILE *f)
