@@ -28,6 +28,13 @@
  * result as the single ioctl's, in array order, and no result may be
  * written for one not carried out.
  *
+ * Each file's due-time table is mapped, and stores go into the entries of
+ * its handles between the calls: a later tick (a deferral), an earlier one,
+ * the cancel mark, another generation's tick, or garbage. A deferral only
+ * makes an event later, which the model allows; after a cancel mark of a
+ * handle armed, no event of it may have fired after the store, unless a
+ * RESET re-armed it since (which writes the entry).
+ *
  * Afterwards valid traffic must still work and debugfs user_callouts and
  * pending must be back at their values from before.
  *
@@ -64,6 +71,7 @@ struct handle_model {
 	unsigned int events;
 	__u64 cookie;
 	__u64 earliest;	/* no event of it may be due before this */
+	__u64 lazy_at;	/* cancel mark stored, done by then; 0: none */
 };
 
 struct file_model {
@@ -73,12 +81,16 @@ struct file_model {
 	size_t nr_given, cap_given;
 	unsigned int timeouts[8][4];	/* TIMEOUTs armed per func/arg pair */
 	unsigned long wild_timeouts;	/* armed with a random func or arg */
+	__u64 *table;			/* its due-time table, TABLE_LEN */
 };
+
+/* Mapped of each table: 2^27 slots, far more than a file here uses */
+#define TABLE_LEN	((size_t)1 << 30)
 
 static struct file_model files[NFILES];
 static struct callout_info info;
 static __u64 rng_state;
-static unsigned long calls, bad, events_read, reopens;
+static unsigned long calls, bad, events_read, reopens, stores;
 static char *valid_page, *ro_page, *gap_page;
 
 /* errno histogram: [class][errno] */
@@ -173,6 +185,8 @@ static void free_model(struct file_model *m)
 		free(handle_of(m, m->given[i]));
 	handle_map_free(&m->hmap);
 	free(m->given);
+	if (m->table)
+		munmap(m->table, TABLE_LEN);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -182,6 +196,64 @@ static void open_file(struct file_model *m)
 	m->fd = open(CALLOUT_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (m->fd < 0)
 		ksft_exit_fail_msg("open %s: %s\n", CALLOUT_DEV, strerror(errno));
+	m->table = mmap(NULL, TABLE_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
+			m->fd, 0);
+	if (m->table == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+}
+
+/*
+ * A store into the entry of a handle @m was given (so its page exists):
+ * see the top. Not a call: calls counts system calls.
+ */
+static void do_store(struct file_model *m)
+{
+	__u64 handle, tick, v, idx;
+	struct handle_model *h;
+	size_t i;
+
+	if (!m->nr_given)
+		return;
+	handle = m->given[rnd_below(m->nr_given)];
+	idx = CALLOUT_DUE_INDEX(handle);
+	if (idx >= TABLE_LEN / sizeof(__u64))
+		return;
+	tick = now_ns() / info.tick_ns;
+	switch (rnd_below(6)) {
+	case 0:
+	case 1:
+		v = CALLOUT_DUE(handle, tick + 1 + rnd_below(2000));
+		break;
+	case 2:
+		v = CALLOUT_DUE(handle, 0) | CALLOUT_DUE_CANCEL;
+		break;
+	case 3:
+		v = CALLOUT_DUE(handle, tick - rnd_below(2000));
+		break;
+	case 4:
+		v = CALLOUT_DUE(handle + (1ULL << 32), tick + rnd_below(2000)) |
+		    (rnd_below(2) ? CALLOUT_DUE_CANCEL : 0);
+		break;
+	default:
+		v = rnd();
+	}
+	__atomic_store_n(&m->table[idx], v, __ATOMIC_RELAXED);
+	stores++;
+	/*
+	 * Whatever the slot's handle had stored is replaced, also by a store
+	 * of another generation's: a cancel mark stands only if this is one.
+	 */
+	for (i = 0; i < m->nr_given; i++) {
+		if (CALLOUT_DUE_INDEX(m->given[i]) != idx)
+			continue;
+		h = handle_of(m, m->given[i]);
+		if (h)
+			h->lazy_at = 0;
+	}
+	h = handle_of(m, handle);
+	if (h && h->state == H_ARMED && v >> CALLOUT_DUE_GEN_SHIFT ==
+	    handle >> 32 && (v & CALLOUT_DUE_CANCEL))
+		h->lazy_at = now_ns();
 }
 
 /* A timeout or period: mostly plausible, sometimes at or past the limits. */
@@ -357,6 +429,9 @@ static void check_event(struct file_model *m, const struct callout_event *ev,
 		       "never given");
 		return;
 	}
+	if (h->lazy_at && ev->fired_ns >= h->lazy_at)
+		report("event of %llu fired at %llu, after its cancel mark at %llu",
+		       ev->handle, ev->fired_ns, h->lazy_at);
 	if (ev->cookie != h->cookie || ev->expires_ns < h->earliest)
 		report("event of %llu: cookie %llx want %llx, due %llu, earliest %llu",
 		       ev->handle, ev->cookie, h->cookie, ev->expires_ns,
@@ -535,6 +610,7 @@ static void model_call(struct file_model *m, int class, const void *copy,
 			may_alloc = want == 0;
 		}
 		if (h && !err) {
+			h->lazy_at = 0;		/* RESET wrote the entry */
 			h->ever_periodic |= !!r->period_ns;
 			if (before + r->timeout_ns < h->earliest)
 				h->earliest = before + r->timeout_ns;
@@ -1109,7 +1185,9 @@ int main(int argc, char **argv)
 
 		if (r < 150) {
 			do_read(m);
-		} else if (r < 151) {
+		} else if (r < 250) {
+			do_store(m);
+		} else if (r < 251) {
 			/* close with whatever is pending and queued */
 			close(m->fd);
 			open_file(m);
@@ -1124,6 +1202,7 @@ int main(int argc, char **argv)
 
 	printf("# %lu calls, %lu events read, %lu files closed with callouts pending\n",
 	       calls, events_read, reopens);
+	printf("# %lu stores into the due-time tables\n", stores);
 	printf("# %lu operations carried out by SUBMIT, %lu SUBMITs stopped short\n",
 	       submit_ops, submit_short);
 	printf("# %lu calls in %llu ms: %llu calls/s\n", calls, took / 1000000,
