@@ -41,11 +41,22 @@
  * deliver its one event, and TIMEOUT pairs must balance: events + UNTIMEOUTs
  * that returned 0 == TIMEOUTs armed. Callouts of a closed file are counted as
  * closed. Any discrepancy fails the test; the counts are printed either way.
+ *
+ * A table thread stores into the files' due-time tables (mmap) at random
+ * times: into the entry of a live callout, a tick a little later (a
+ * deferral), the cancel mark, an earlier tick or another generation's
+ * value. A callout it stored for ("stored") is held to less: its events
+ * are never early (fired_ns >= expires_ns >= the earliest due time of its
+ * armings) and a one-shot's never twice, but they need not be on the grid
+ * of an arming, and it may end without one (a lazy cancel, or a deferral
+ * past the end): at the end it is UNSET, and 0 or ENOENT are both right.
+ * Nothing after an UNSET that returned 0, as for every callout.
  */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -108,7 +119,7 @@ enum acct {
 	A_EVENTS, A_OVERRUNS, A_ONESHOT_FIRED, A_ONESHOT_CANCELLED,
 	A_PERIODIC_CANCELLED, A_TIMEOUT_FIRED, A_TIMEOUT_CANCELLED,
 	A_CLOSED_CALLOUTS, A_CLOSED_TIMEOUTS, A_DEFERRED, A_ORPHANED,
-	A_MULTI_EPOCH, NR_ACCTS
+	A_MULTI_EPOCH, A_STORES, A_STORED_ENDED, NR_ACCTS
 };
 
 static const char * const acct_name[NR_ACCTS] = {
@@ -117,7 +128,8 @@ static const char * const acct_name[NR_ACCTS] = {
 	"TIMEOUTs fired once", "TIMEOUTs cancelled by UNTIMEOUT",
 	"callouts owned by a closed file", "TIMEOUTs owned by a closed file",
 	"events held for an op in flight", "events held for a SET in flight",
-	"callouts RESET at least once",
+	"callouts RESET at least once", "stores into the tables",
+	"stored-for callouts ended without an event",
 };
 
 enum bad {
@@ -180,6 +192,7 @@ struct rec {
 	u64 fired_seen;		/* its one-shot event was taken by then */
 	u64 events;
 	u64 events_at_stop;	/* events when the storm ended */
+	bool stored;		/* the table thread stored for it */
 };
 
 /* One TIMEOUT func/arg pair of one file; arg is its index + 1. */
@@ -215,7 +228,11 @@ struct tfile {
 	int norphans, cap_orphans;
 	int live;
 	u64 last_due;			/* latest one-shot or TIMEOUT due */
+	u64 *table;			/* its due-time table, under fd_lock */
 };
+
+/* Mapped of each table: 2^20 slots, more than a file here ever uses */
+#define TABLE_LEN	((size_t)8 << 20)
 
 static struct tfile files[NFILES];
 static atomic_bool stop;
@@ -251,6 +268,24 @@ static int open_dev(void)
 		abort();
 	}
 	return fd;
+}
+
+/* Open @f's file and map its table; fd_lock is held exclusive (or none). */
+static void open_file(struct tfile *f)
+{
+	f->fd = open_dev();
+	f->table = mmap(NULL, TABLE_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
+			f->fd, 0);
+	if (f->table == MAP_FAILED) {
+		perror("mmap " CALLOUT_DEV);
+		abort();
+	}
+}
+
+static void close_file(struct tfile *f)
+{
+	munmap(f->table, TABLE_LEN);
+	close(f->fd);
 }
 
 static void note_due(struct tfile *f, u64 due)
@@ -337,6 +372,47 @@ static void dump_rec(const struct rec *r, const struct callout_event *ev)
 		       r->ep[k].period);
 }
 
+/*
+ * An event of a callout the table thread stored for: never early, a
+ * one-shot's once (the kind by the event's flag, which tells the arming's).
+ */
+static void check_stored_event(struct tfile *f, struct rec *r,
+			       const struct callout_event *ev, u64 read_end)
+{
+	u64 lo = ~0ULL;
+	int k;
+
+	for (k = 0; k < r->nep; k++)
+		if (r->ep[k].before + r->ep[k].timeout < lo)
+			lo = r->ep[k].before + r->ep[k].timeout;
+	if (ev->fired_ns < ev->expires_ns || ev->expires_ns < lo ||
+	    read_end < ev->fired_ns)
+		bad(B_EARLY, "stored-for %llu: due %llu fired %llu read by %llu, earliest %llu",
+		    r->handle, ev->expires_ns, ev->fired_ns, read_end, lo);
+	r->events++;
+	r->last_expires = ev->expires_ns;
+	atomic_fetch_add(&accts[A_OVERRUNS], ev->overrun);
+	if (ev->flags & CALLOUT_EV_PERIODIC)
+		return;
+	if (r->state == R_CANCELLED) {
+		bad(B_CANCELLED, "stored-for %llu: a one-shot event, and an UNSET -> 0",
+		    r->handle);
+	} else if (r->state == R_FIRED && r->fired_seen) {
+		bad(B_TWICE, "stored-for %llu: a one-shot's second event",
+		    r->handle);
+	} else if (r->state == R_FIRED) {
+		/* Ended at the end (UNSET said ENOENT): this was its event. */
+		r->fired_seen = now_ns();
+		atomic_fetch_sub(&accts[A_STORED_ENDED], 1);
+		atomic_fetch_add(&accts[A_ONESHOT_FIRED], 1);
+	} else {
+		r->state = R_FIRED;
+		r->fired_seen = now_ns();
+		f->live--;
+		atomic_fetch_add(&accts[A_ONESHOT_FIRED], 1);
+	}
+}
+
 static void check_event(struct tfile *f, struct rec *r,
 			const struct callout_event *ev, u64 read_end)
 {
@@ -366,6 +442,10 @@ static void check_event(struct tfile *f, struct rec *r,
 	if (r->state == R_CANCELLED && ev->fired_ns > r->cancelled_by) {
 		bad(B_CANCELLED, "handle %llu fired %llu ns after its UNSET returned 0",
 		    r->handle, ev->fired_ns - r->cancelled_by);
+		return;
+	}
+	if (r->stored) {
+		check_stored_event(f, r, ev, read_end);
 		return;
 	}
 	/*
@@ -685,10 +765,10 @@ static void close_reopen(struct tfile *f)
 	pthread_rwlock_wrlock(&f->fd_lock);
 	pthread_mutex_lock(&f->read_lock);
 	pthread_mutex_lock(&f->lock);
-	close(f->fd);
+	close_file(f);
 	account_closed(f);
 	free_model(f);
-	f->fd = open_dev();
+	open_file(f);
 	pthread_mutex_unlock(&f->lock);
 	pthread_mutex_unlock(&f->read_lock);
 	pthread_rwlock_unlock(&f->fd_lock);
@@ -835,7 +915,8 @@ static void unset_reset_done(struct tfile *f, struct rec *r, u64 h, bool reset,
 	}
 	pthread_mutex_lock(&f->lock);
 	r->inflight--;
-	sure_live = r->state == R_LIVE &&
+	/* A cancel mark the table thread stored may have ended it. */
+	sure_live = r->state == R_LIVE && !r->stored &&
 		    r->ep[r->nep - 1].period;
 	if (!err && r->state == R_FIRED && r->fired_ambiguous) {
 		/* It was pending: the event taken for it was the epoch before's. */
@@ -1375,7 +1456,8 @@ static int owed(struct tfile *f)
 	for (h = 0; h < f->nrecs; h++) {
 		struct rec *r = f->recs[h];
 
-		n += r && r->state == R_LIVE && !r->ep[r->nep - 1].period;
+		n += r && r->state == R_LIVE && !r->stored &&
+		     !r->ep[r->nep - 1].period;
 	}
 	for (i = 0; i < f->npairs; i++) {
 		open = -f->pairs[i].untimed;
@@ -1396,7 +1478,54 @@ static void read_all(void)
 
 static bool live_periodic(const struct rec *r)
 {
-	return r && r->state == R_LIVE && r->ep[r->nep - 1].period;
+	return r && r->state == R_LIVE && !r->stored &&
+	       r->ep[r->nep - 1].period;
+}
+
+/*
+ * The table thread: into the entry of a live callout of a random file, a
+ * deferral of 1-20 ms past now, the cancel mark, an earlier tick, or
+ * another generation's value, every few hundred microseconds.
+ */
+static void *table_thread(void *arg)
+{
+	u64 seed = (uintptr_t)arg, h, v, tick;
+	struct tfile *f;
+	struct rec *r;
+
+	while (!atomic_load(&stop)) {
+		f = &files[rnd(&seed) % NFILES];
+		pthread_rwlock_rdlock(&f->fd_lock);
+		pthread_mutex_lock(&f->lock);
+		r = pick(f, &seed);
+		if (r && r->state == R_LIVE && !r->inflight &&
+		    CALLOUT_DUE_INDEX(r->handle) < TABLE_LEN / sizeof(u64)) {
+			h = r->handle;
+			tick = (now_ns() + 1000000 + rnd(&seed) % 19000000) /
+			       tick_ns;
+			switch (rnd(&seed) % 8) {
+			case 0:
+				v = CALLOUT_DUE(h, 0) | CALLOUT_DUE_CANCEL;
+				break;
+			case 1:
+				v = CALLOUT_DUE(h, tick - 1000000000 / tick_ns);
+				break;
+			case 2:
+				v = CALLOUT_DUE(h + (1ULL << 32), tick);
+				break;
+			default:
+				v = CALLOUT_DUE(h, tick);
+			}
+			r->stored = true;
+			__atomic_store_n(&f->table[CALLOUT_DUE_INDEX(h)], v,
+					 __ATOMIC_RELAXED);
+			atomic_fetch_add(&accts[A_STORES], 1);
+		}
+		pthread_mutex_unlock(&f->lock);
+		pthread_rwlock_unlock(&f->fd_lock);
+		usleep(rnd(&seed) % 500);
+	}
+	return NULL;
 }
 
 /*
@@ -1476,6 +1605,35 @@ static void final_accounting(void)
 	int i, j, n;
 
 	await_periodics();
+	/*
+	 * A callout the table thread stored for may have been put back past
+	 * now or ended by a cancel mark: UNSET tells which (0: pending, so
+	 * cancelled now; ENOENT: ended, its one event, if any, read below).
+	 */
+	for (i = 0; i < NFILES; i++) {
+		struct tfile *f = &files[i];
+
+		read_file(f);
+		for (h = 0; h < f->nrecs; h++) {
+			struct rec *r = f->recs[h];
+
+			if (!r || r->state != R_LIVE || !r->stored)
+				continue;
+			if (!ioctl(f->fd, CALLOUT_IOC_UNSET, &r->handle)) {
+				r->state = R_CANCELLED;
+				r->cancelled_by = now_ns();
+			} else if (errno == ENOENT) {
+				r->state = R_FIRED;
+				r->fired_seen = 0;	/* its event may come */
+				atomic_fetch_add(&accts[A_STORED_ENDED], 1);
+			} else {
+				bad(B_ERRNO, "stored-for %llu: UNSET: %s",
+				    r->handle, strerror(errno));
+				continue;
+			}
+			f->live--;
+		}
+	}
 	for (i = 0; i < NFILES; i++) {
 		struct tfile *f = &files[i];
 
@@ -1536,7 +1694,7 @@ static void final_accounting(void)
 			bad(B_UNKNOWN, "event of handle %llu (flags %#x arg %llu) not given",
 			    f->orphans[j].ev.handle, f->orphans[j].ev.flags,
 			    f->orphans[j].ev.arg);
-		close(f->fd);
+		close_file(f);
 		free_model(f);
 	}
 }
@@ -1587,7 +1745,7 @@ TEST_F_TIMEOUT(torture, storm, 24 * 3600)
 	u64 seed = env_u64("TORTURE_SEED", now_ns());
 	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int threads = env_u64("TORTURE_THREADS", 2 * ncpu);
-	pthread_t tid[256], hp, dbg, rd;
+	pthread_t tid[256], hp, dbg, rd, tbl;
 	struct callout_info info;
 	bool have_hp = false, have_dbg;
 	pthread_rwlockattr_t attr;
@@ -1606,7 +1764,7 @@ TEST_F_TIMEOUT(torture, storm, 24 * 3600)
 		pthread_rwlock_init(&files[i].fd_lock, &attr);
 		pthread_mutex_init(&files[i].read_lock, NULL);
 		pthread_mutex_init(&files[i].lock, NULL);
-		files[i].fd = open_dev();
+		open_file(&files[i]);
 	}
 	ASSERT_EQ(0, ioctl(files[0].fd, CALLOUT_IOC_INFO, &info));
 	tick_ns = info.tick_ns;
@@ -1630,6 +1788,8 @@ TEST_F_TIMEOUT(torture, storm, 24 * 3600)
 	else
 		ASSERT_EQ(0, pthread_create(&dbg, NULL, debugfs_reader, NULL));
 	ASSERT_EQ(0, pthread_create(&rd, NULL, reader, NULL));
+	ASSERT_EQ(0, pthread_create(&tbl, NULL, table_thread,
+				    (void *)(uintptr_t)(seed ^ 0x7ab1e)));
 
 	start = now_ns();
 	for (i = 0; i < threads; i++)
@@ -1640,6 +1800,7 @@ TEST_F_TIMEOUT(torture, storm, 24 * 3600)
 	for (i = 0; i < threads; i++)
 		pthread_join(tid[i], NULL);
 	pthread_join(rd, NULL);
+	pthread_join(tbl, NULL);
 	if (have_hp)
 		pthread_join(hp, NULL);
 	if (have_dbg)
