@@ -1154,11 +1154,34 @@ static u64 __collect(struct callout_base *base, u64 now, u64 start)
 	return end;
 }
 
+/*
+ * A due callout whose owner put it back (CALLOUT_LAZY: a /dev/callout
+ * file's, whose user stored a later tick in its due-time table): file it
+ * again at that tick here, where the wheel collected it, with the base
+ * lock held, instead of running its func only for it to re-arm itself. A
+ * tick the wheel's pass has reached already, or one the scheme refuses,
+ * is left to the func (which files it again, or fires it).
+ * Return: true if @c is filed again.
+ */
+static bool __refile_lazy(struct callout_base *base, struct callout *c,
+			  u64 now)
+{
+	u64 tick = callout_dev_due_tick(c, now);
+
+	lockdep_assert_held(&base->lock);
+	if (!tick || tick <= max(now, base->wheel.target) ||
+	    tw_insert(&base->wheel, &c->entry, tick))
+		return false;
+	callout_dev_refiled(c, tick);
+	base->stats.refiled++;
+	return true;
+}
+
 static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 {
 	struct callout_base *base = container_of(timer, struct callout_base,
 						 timer);
-	unsigned int budget = CALLOUT_RUN_BUDGET, chunks = 1;
+	unsigned int budget = CALLOUT_RUN_BUDGET, chunks = 1, refiled = 0;
 	u64 next, examined, migrations, expired, clock, now_ns, now;
 	struct callout *c;
 	bool deferred;
@@ -1204,6 +1227,18 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 		c = list_first_entry(&base->expired, struct callout, entry.list);
 		list_del_init(&c->entry.list);
 		c->entry.flags &= ~CALLOUT_EXPIRING;
+		if ((c->entry.flags & CALLOUT_LAZY) &&
+		    __refile_lazy(base, c, now)) {
+			/*
+			 * No func to unlock around: interrupts in between
+			 * every CALLOUT_COLLECT_BUDGET, as for a collection.
+			 */
+			if (!(++refiled % CALLOUT_COLLECT_BUDGET)) {
+				spin_unlock_irq(&base->lock);
+				spin_lock_irq(&base->lock);
+			}
+			continue;
+		}
 		run_callout(base, c, &clock);
 		/*
 		 * Let a callout_unset_sync() waiting for this func go on; four

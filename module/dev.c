@@ -47,6 +47,15 @@
  *   sequence and period unchanged, and nothing is published;
  * - anything else leaves the expiry as it is.
  *
+ * Most deferrals do not reach uc_fire(): a ucallout is CALLOUT_LAZY, and
+ * where the tick collects it due, the core asks callout_dev_due_tick() for
+ * the later tick its entry holds and files it again there, with the base
+ * lock held, without running the func (a func run is two clock reads, two
+ * lock sections and the func, for every deferred callout once an RTO:
+ * measured in Documentation/benchmarks.rst). uc_fire() handles what the
+ * core leaves it: the cancel mark, and a tick the wheel's pass had reached
+ * already or the scheme refused.
+ *
  * A periodic callout forwarded writes its next due tick with a cmpxchg,
  * so that a store made meanwhile stands. Generations stay below 2^24, so
  * that an entry holds a handle's whole generation: a slot whose
@@ -581,6 +590,8 @@ static struct ucallout *__uc_get(struct callout_file *f,
 	 * and the event times are written before they are read.
 	 */
 	__callout_init(&uc->c);
+	/* Its due-time entry may put it back: the tick asks dev.c first. */
+	uc->c.entry.flags |= CALLOUT_LAZY;
 	uc->file = f;
 	uc->handle = (u64)s->gen << 32 | s->idx;
 	uc->slot = s;
@@ -686,6 +697,85 @@ static void uc_publish(struct ucallout *uc, struct callout_file *f, u32 end)
 }
 
 /*
+ * @uc's due-time entry into *@v, and whether it is @uc's own: not a store
+ * meant for another handle of the slot (an earlier one, or a later one if
+ * the slot was given again while this func waited to run: then nothing
+ * here may write it either), not 0 (a freed slot's), not one a RESET
+ * under way wrote for the arming that replaces this one, or is putting
+ * back (the reader does not wait for the RESET: on PREEMPT_RT it could be
+ * preempted). A 32-bit kernel could read it torn: it has no table.
+ */
+static bool uc_entry_mine(const struct ucallout *uc, u64 *v)
+{
+	unsigned int seq = raw_read_seqcount(&uc->due_seqc);
+
+	*v = READ_ONCE(*uc->slot->due);
+	return IS_ENABLED(CONFIG_64BIT) && *v && !(seq & 1) &&
+	       !read_seqcount_retry(&uc->due_seqc, seq) &&
+	       *v >> CALLOUT_DUE_GEN_SHIFT == upper_32_bits(uc->handle);
+}
+
+/*
+ * The ticks after due tick @at that entry @v puts a callout back by, or 0:
+ * the tick modulo 2^39 taken as the one less than 2^38 ticks after @at;
+ * one not later, or further than any SET may ask (so that a product with
+ * the tick cannot overflow), is none.
+ */
+static u64 uc_later(u64 v, u64 at)
+{
+	u64 later = (v - at) & CALLOUT_DUE_TICK_MASK;
+
+	if (later > CALLOUT_DUE_TICK_MASK / 2 ||
+	    later > div64_u64(callout_max_timeout_ns(), callout_tick_ns_param) + 1)
+		return 0;
+	return later;
+}
+
+/**
+ * callout_dev_due_tick() - where the tick collects a due ucallout
+ * (CALLOUT_LAZY): the later tick its user stored, or 0
+ * @c:		the ucallout's callout, due, its func not started
+ * @now:	the current tick
+ *
+ * For the core to file it again there without running its func, as
+ * uc_deferred() would have it do (the func sees a cancel mark, and
+ * anything the core leaves to it). A read of the entry and arithmetic.
+ *
+ * Context: the tick, @c's base locked, interrupts off.
+ * Return: a tick after @now within max_timeout_ns of it, or 0.
+ */
+u64 callout_dev_due_tick(struct callout *c, u64 now)
+{
+	struct ucallout *uc = container_of(c, struct ucallout, c);
+	const struct uc_arming *a = c->arg;
+	u64 v, at, later;
+
+	if (!uc_entry_mine(uc, &v) || (v & CALLOUT_DUE_CANCEL))
+		return 0;
+	at = callout_ns_to_tick_up(a->expires_ns);
+	later = uc_later(v, at);
+	if (!later || at + later <= now ||
+	    (at + later - now) * callout_tick_ns_param > callout_max_timeout_ns())
+		return 0;
+	return at + later;
+}
+
+/**
+ * callout_dev_refiled() - the core filed due @c again at @tick
+ * @c:		as callout_dev_due_tick()
+ * @tick:	what callout_dev_due_tick() returned
+ *
+ * Its arming's due time is that tick's now: what its expiry reports.
+ * Context: as callout_dev_due_tick(); no func of @c runs.
+ */
+void callout_dev_refiled(struct callout *c, u64 tick)
+{
+	struct uc_arming *a = c->arg;
+
+	a->expires_ns = tick * callout_tick_ns_param;
+}
+
+/*
  * A later tick in @uc's due-time entry @v, read at the expiry of arming @a
  * (due at @a->expires_ns): re-file @uc there, with the arming unchanged.
  * Ticks are modulo 2^39: @v's is the one less than 2^38 ticks after the
@@ -698,15 +788,10 @@ static bool uc_deferred(struct ucallout *uc, struct uc_arming *a, u64 now,
 			u64 v)
 {
 	u64 at = callout_ns_to_tick_up(a->expires_ns), due = a->expires_ns;
-	u64 later = (v - at) & CALLOUT_DUE_TICK_MASK;
+	u64 later = uc_later(v, at);
 	int ret;
 
-	/*
-	 * Not later, or further than any SET may ask (so that the product
-	 * below cannot overflow, whatever the tick).
-	 */
-	if (!later || later > CALLOUT_DUE_TICK_MASK / 2 ||
-	    later > div64_u64(callout_max_timeout_ns(), callout_tick_ns_param) + 1)
+	if (!later)
 		return false;
 	a->expires_ns = (at + later) * callout_tick_ns_param;
 	if (a->expires_ns <= now ||
@@ -734,25 +819,12 @@ static void uc_fire(void *arg)
 	struct ucallout *uc = a->uc;
 	struct callout_file *f = uc->file;
 	u64 now = callout_now_ns(), due = a->expires_ns, missed = 0;
-	unsigned int seq = raw_read_seqcount(&uc->due_seqc);
-	u64 *entry = uc->slot->due, v = READ_ONCE(*entry);
+	u64 *entry = uc->slot->due, v;
+	bool mine = uc_entry_mine(uc, &v);
 	u32 flags = 0, end = UC_ENDED;
-	bool mine;
 	s64 ret;
 
-	/*
-	 * The entry of this handle, or a store meant for another one (an
-	 * earlier, or a later one if the slot was given again while this
-	 * func waited to run: then nothing here may write it either); 0 is
-	 * a freed slot's. One a RESET under way wrote, for the arming that
-	 * replaces this one, or is putting back, is not acted on: the
-	 * expiry does not wait for the RESET (on PREEMPT_RT it could be
-	 * preempted), it leaves the entry alone. A 32-bit kernel could
-	 * read it torn: it has no table.
-	 */
-	mine = IS_ENABLED(CONFIG_64BIT) && v && !(seq & 1) &&
-	       !read_seqcount_retry(&uc->due_seqc, seq) &&
-	       v >> CALLOUT_DUE_GEN_SHIFT == upper_32_bits(uc->handle);
+	/* What the user stored for this handle; the core took most deferrals. */
 	if (mine) {
 		if (v & CALLOUT_DUE_CANCEL) {
 			/*

@@ -26,7 +26,10 @@
 /* Owner bits of callout.entry.flags, under the base lock */
 #define CALLOUT_EXPIRING	0x100u	/* collected, func not yet started */
 #define CALLOUT_PARKED		0x200u	/* on base->parked, see there */
-static_assert(!((CALLOUT_EXPIRING | CALLOUT_PARKED) & (TW_PENDING | TW_DUE)));
+/* A /dev/callout file's: its owner may have put its due time back */
+#define CALLOUT_LAZY		0x400u
+static_assert(!((CALLOUT_EXPIRING | CALLOUT_PARKED | CALLOUT_LAZY) &
+		(TW_PENDING | TW_DUE)));
 
 /* Lateness histogram: bucket i counts fired - due in [2^(i-1), 2^i) us. */
 #define CALLOUT_LATE_BUCKETS	16
@@ -41,6 +44,8 @@ static_assert(!((CALLOUT_EXPIRING | CALLOUT_PARKED) & (TW_PENDING | TW_DUE)));
  * @max_late_ns:	largest fired - due seen
  * @slowest_ns:		slowest callback
  * @deferred:		runs that hit a budget (funcs, or the collection's)
+ * @refiled:		due callouts filed again at a later tick their owner
+ *			put them back to, their func not run (CALLOUT_LAZY)
  *			and came back at once
  * @collect_stopped:	collections (in a run or a set) that spent their
  *			budget, CALLOUT_COLLECT_BUDGET, with more due
@@ -68,6 +73,7 @@ struct callout_cpu_stats {
 	u64 max_late_ns;
 	u64 slowest_ns;
 	u64 deferred;
+	u64 refiled;
 	u64 collect_stopped;
 	u64 collect_max_ns;
 	u64 full_catch_ups;
@@ -193,6 +199,8 @@ int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
 s64 callout_forward(struct callout *c, u64 now_ns, u64 period_ns,
 		    u64 *expires_ns);
 int callout_refile(struct callout *c, u64 now_ns, u64 expires_ns);
+u64 callout_dev_due_tick(struct callout *c, u64 now);
+void callout_dev_refiled(struct callout *c, u64 tick);
 int callout_try_unset_sync(struct callout *c);
 
 /**

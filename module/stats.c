@@ -43,6 +43,7 @@ static void snapshot_add(struct callout_snapshot *t,
 	t->cpu.expired += s->cpu.expired;
 	t->cpu.ticks_run += s->cpu.ticks_run;
 	t->cpu.deferred += s->cpu.deferred;
+	t->cpu.refiled += s->cpu.refiled;
 	t->cpu.collect_stopped += s->cpu.collect_stopped;
 	t->cpu.collect_max_ns = max(t->cpu.collect_max_ns,
 				    s->cpu.collect_max_ns);
@@ -106,6 +107,7 @@ static void show_snapshot(struct seq_file *m, const char *p,
 	seq_printf(m, "%smigrations: %llu\n", p, s->wheel.migrations);
 	seq_printf(m, "%slongest_chain: %llu\n", p, s->wheel.max_chain);
 	seq_printf(m, "%sdeferred_runs: %llu\n", p, s->cpu.deferred);
+	seq_printf(m, "%srefiled: %llu\n", p, s->cpu.refiled);
 	seq_printf(m, "%sadvance_stopped: %llu\n", p, s->wheel.stopped);
 	seq_printf(m, "%scollect_stopped: %llu\n", p, s->cpu.collect_stopped);
 	seq_printf(m, "%scollect_max_ns: %llu\n", p, s->cpu.collect_max_ns);
