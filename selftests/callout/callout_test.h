@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -76,6 +77,26 @@ static inline bool callout_first_boot(void)
 }
 
 #define CALLOUT_DEV		"/dev/callout"
+
+/*
+ * Read up to @max events of @fd, waiting at most @ms for the first.
+ * Return: how many, 0 if none came (or only stale ones, which read()
+ * drops: EAGAIN), or -errno.
+ */
+static inline int callout_read_events(int fd, struct callout_event *ev,
+				      int max, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, ms) <= 0)
+		return 0;
+	n = read(fd, ev, max * sizeof(*ev));
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	return n / sizeof(*ev);
+}
+
 #define CALLOUT_MODULE		"callout"
 #define CALLOUT_SYSFS		"/sys/module/" CALLOUT_MODULE
 #define CALLOUT_STATS		"/sys/kernel/debug/callout/stats"

@@ -20,20 +20,6 @@
 
 #define MS		1000000ULL
 
-/* Read up to @max events, waiting at most @ms for the first. */
-static int read_events(int fd, struct callout_event *ev, int max, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	ssize_t n;
-
-	if (poll(&p, 1, ms) <= 0)
-		return 0;
-	n = read(fd, ev, max * sizeof(*ev));
-	if (n < 0)
-		return -errno;
-	return n / sizeof(*ev);
-}
-
 FIXTURE(due) {
 	int fd;
 	struct callout_info info;
@@ -181,7 +167,7 @@ TEST_F(due, deferral_fires_at_the_stored_tick)
 		late_stores += !in_time[i];
 	}
 	while (got < N) {
-		n = read_events(self->fd, ev, N, 5000);
+		n = callout_read_events(self->fd, ev, N, 5000);
 		ASSERT_LT(0, n) TH_LOG("%d of %d events arrived", got, N);
 		for (i = 0; i < n; i++) {
 			__u64 c = ev[i].cookie;
@@ -233,14 +219,14 @@ TEST_F(due, deferred_again_and_again)
 		if (!in_time) {
 			/* Stalled past its due time: again. */
 			unset_callout(self->fd, a.h);
-			while (read_events(self->fd, &ev, 1, 0) > 0)
+			while (callout_read_events(self->fd, &ev, 1, 0) > 0)
 				;
 		}
 		prev = t;
 	}
 	if (!in_time)
 		SKIP(return, "no store came before its due time in 10 tries");
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000));
 	EXPECT_EQ(a.h, ev.handle);
 	EXPECT_EQ(prev * self->info.tick_ns, ev.expires_ns);
 	EXPECT_LE(ev.expires_ns, ev.fired_ns);
@@ -264,7 +250,7 @@ static bool set_cancelled(struct _test_data_due *self, __u64 timeout,
 					   CALLOUT_DUE_CANCEL))
 			return true;
 		unset_callout(self->fd, a->h);
-		while (read_events(self->fd, &ev, 1, 0) > 0)
+		while (callout_read_events(self->fd, &ev, 1, 0) > 0)
 			;
 	}
 	return false;
@@ -281,7 +267,7 @@ static int read_until_reaped(struct _test_data_due *self, __u64 h, __u64 *seen_h
 	int i, n, got = 0;
 
 	while (load(entry(self, h)) && now_ns() < end) {
-		n = read_events(self->fd, ev, 16, 10);
+		n = callout_read_events(self->fd, ev, 16, 10);
 		for (i = 0; i < n; i++)
 			*seen_h += ev[i].handle == h;
 		got += n > 0 ? n : 0;
@@ -303,7 +289,7 @@ TEST_F(due, cancel_mark_ends_without_event)
 	read_until_reaped(self, a.h, &seen);
 	EXPECT_EQ(0, load(entry(self, a.h)));
 	EXPECT_EQ(0, seen);
-	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 100));
+	EXPECT_EQ(0, callout_read_events(self->fd, &ev, 1, 100));
 	/* Not pending: nothing to cancel. */
 	EXPECT_EQ(-ENOENT, unset_callout(self->fd, a.h));
 	/* Its slot is free for the next SET. */
@@ -320,13 +306,13 @@ TEST_F(due, cancel_mark_ends_a_periodic)
 	if (setup_skipped(_metadata))
 		return;
 	ASSERT_EQ(0, set_callout(self->fd, 10 * MS, 10 * MS, 3, &h));
-	ASSERT_LT(0, read_events(self->fd, ev, 8, 5000));
+	ASSERT_LT(0, callout_read_events(self->fd, ev, 8, 5000));
 	store(entry(self, h), CALLOUT_DUE(h, 0) | CALLOUT_DUE_CANCEL);
 	/* Its next expiry ends it; what fired before may still be read. */
 	read_until_reaped(self, h, &seen);
 	ASSERT_EQ(0, load(entry(self, h)));
 	/* Ended and reaped: nothing more comes. */
-	EXPECT_EQ(0, read_events(self->fd, ev, 8, 200));
+	EXPECT_EQ(0, callout_read_events(self->fd, ev, 8, 200));
 	EXPECT_EQ(-ENOENT, unset_callout(self->fd, h));
 }
 
@@ -339,7 +325,7 @@ TEST_F(due, periodic_deferred_keeps_its_period_from_there)
 	if (setup_skipped(_metadata))
 		return;
 	ASSERT_EQ(0, set_callout(self->fd, 10 * MS, 10 * MS, 4, &h));
-	ASSERT_LT(0, read_events(self->fd, ev, 1, 5000));
+	ASSERT_LT(0, callout_read_events(self->fd, ev, 1, 5000));
 	/*
 	 * Far enough ahead of every expiry this store can meet, however the
 	 * host stalls: 10 s.
@@ -348,7 +334,7 @@ TEST_F(due, periodic_deferred_keeps_its_period_from_there)
 	store(entry(self, h), CALLOUT_DUE(h, t));
 	/* Drain what fired before the kernel saw the store. */
 	do {
-		n = read_events(self->fd, ev, 1, 15000);
+		n = callout_read_events(self->fd, ev, 1, 15000);
 		ASSERT_EQ(1, n);
 	} while (ev[0].expires_ns < t * self->info.tick_ns);
 	EXPECT_EQ(t * self->info.tick_ns, ev[0].expires_ns);
@@ -356,7 +342,7 @@ TEST_F(due, periodic_deferred_keeps_its_period_from_there)
 	EXPECT_EQ(CALLOUT_EV_PERIODIC, ev[0].flags);
 	/* The grid goes on from the deferred tick. */
 	do {
-		ASSERT_EQ(1, read_events(self->fd, ev + 1, 1, 5000));
+		ASSERT_EQ(1, callout_read_events(self->fd, ev + 1, 1, 5000));
 	} while (ev[1].expires_ns == ev[0].expires_ns);
 	EXPECT_EQ(0, (ev[1].expires_ns - t * self->info.tick_ns) % (10 * MS));
 	/* The table shows a due tick after the deferred one. */
@@ -374,7 +360,7 @@ TEST_F(due, earlier_tick_is_no_earlier_than_armed)
 	ASSERT_EQ(0, set_at(self, 100 * MS, 1, &a));
 	store(entry(self, a.h),
 	      CALLOUT_DUE(a.h, tick_up(&self->info, now_ns())));
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000));
 	EXPECT_TRUE(at_armed(&a, &ev));
 	EXPECT_LE(ev.expires_ns, ev.fired_ns);
 }
@@ -411,7 +397,7 @@ TEST_F(due, garbage_fires_at_the_armed_time)
 	for (i = 0; i < N; i++)
 		store(entry(self, a[i].h), v[i]);
 	while (got < N) {
-		n = read_events(self->fd, ev, N, 5000);
+		n = callout_read_events(self->fd, ev, N, 5000);
 		ASSERT_LT(0, n) TH_LOG("%d of %d events arrived", got, N);
 		for (i = 0; i < n; i++) {
 			__u64 c = ev[i].cookie;
@@ -445,7 +431,7 @@ TEST_F(due, store_for_an_earlier_handle_is_ignored)
 	store(entry(self, h1),
 	      CALLOUT_DUE(h1, tick_up(&self->info, a.hi_ns) + 1000));
 	store(entry(self, h1), CALLOUT_DUE(h1, 0) | CALLOUT_DUE_CANCEL);
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000));
 	EXPECT_EQ(a.h, ev.handle);
 	EXPECT_TRUE(at_armed(&a, &ev));
 }
@@ -503,7 +489,7 @@ TEST_F(due, stores_race_the_expiry)
 	}
 	ASSERT_EQ(0, pthread_create(&th, NULL, race_stores, &r));
 	while (got < N) {
-		n = read_events(self->fd, ev, N, 5000);
+		n = callout_read_events(self->fd, ev, N, 5000);
 		if (n <= 0)
 			break;
 		for (i = 0; i < n; i++) {
@@ -549,7 +535,7 @@ TEST_F(due, munmap_and_close_while_firing)
 	ASSERT_EQ(0, munmap(self->table, self->len));
 	self->table = MAP_FAILED;
 	while (got < N) {
-		n = read_events(self->fd, ev, 64, 5000);
+		n = callout_read_events(self->fd, ev, 64, 5000);
 		ASSERT_LT(0, n) TH_LOG("%d of %d events arrived", got, N);
 		for (i = 0; i < n; i++)
 			EXPECT_LE(ev[i].expires_ns, ev[i].fired_ns);
@@ -597,7 +583,7 @@ TEST_F(due, files_do_not_share_tables)
 		  load(&other_table[CALLOUT_DUE_INDEX(ho)]));
 	store(&other_table[CALLOUT_DUE_INDEX(ho)],
 	      CALLOUT_DUE(ho, 0) | CALLOUT_DUE_CANCEL);
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000));
 	EXPECT_EQ(a.h, ev.handle);
 	EXPECT_TRUE(at_armed(&a, &ev));
 	/* Its own callout, an hour away, is still pending. */
@@ -629,13 +615,13 @@ TEST_F(due, fork_child_defers_the_parents_callout)
 		in_time = !WEXITSTATUS(status);
 		if (!in_time) {
 			unset_callout(self->fd, a.h);
-			while (read_events(self->fd, &ev, 1, 0) > 0)
+			while (callout_read_events(self->fd, &ev, 1, 0) > 0)
 				;
 		}
 	}
 	if (!in_time)
 		SKIP(return, "no store came before its due time in 10 tries");
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000));
 	EXPECT_EQ(t * self->info.tick_ns, ev.expires_ns);
 }
 

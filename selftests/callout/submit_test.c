@@ -36,20 +36,6 @@
 
 static __u64 callout_tick;	/* INFO's tick_ns */
 
-/* Read up to @max events, waiting at most @ms for the first. */
-static int read_events(int fd, struct callout_event *ev, int max, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	ssize_t n;
-
-	if (poll(&p, 1, ms) <= 0)
-		return 0;
-	n = read(fd, ev, max * sizeof(*ev));
-	if (n < 0)
-		return errno == EAGAIN ? 0 : -errno;
-	return n / sizeof(*ev);
-}
-
 /*
  * CALLOUT_IOC_SUBMIT of @nr operations at @ops: 0, -errno, or what else the
  * ioctl returned (a test expecting 0 sees it); *@done as the call left it.
@@ -179,13 +165,13 @@ TEST_F(sub, header_flags_reserved)
 	EXPECT_EQ(NOT_WRITTEN, op.result);
 	EXPECT_EQ(JUNK_HANDLE, op.handle);
 	EXPECT_EQ(users, callout_stat("user_callouts"));
-	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 50));
+	EXPECT_EQ(0, callout_read_events(self->fd, &ev, 1, 50));
 	/* The same header with both 0 is carried out. */
 	s.reserved = 0;
 	EXPECT_EQ(0, submit_hdr(self->fd, &s, &done));
 	EXPECT_EQ(1, done);
 	EXPECT_EQ(0, op.result);
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000));
 	EXPECT_EQ(op.handle, ev.handle);
 }
 
@@ -276,7 +262,7 @@ TEST_F_TIMEOUT(sub, nr_max, 120)
 		handle_map_put(&given, ops[i].handle, &ops[i]);
 	}
 	while (total < N) {
-		n = read_events(self->fd, ev, ARRAY_SIZE(ev), 5000);
+		n = callout_read_events(self->fd, ev, ARRAY_SIZE(ev), 5000);
 		ASSERT_LT(0, n) TH_LOG("%d of %d events came", total, N);
 		for (i = 0; i < n; i++, total++) {
 			ASSERT_GT(N, ev[i].cookie);
@@ -297,7 +283,7 @@ TEST_F_TIMEOUT(sub, nr_max, 120)
 	for (i = 0; i < N; i++)
 		ok += seen[i] == 1;
 	EXPECT_EQ(N, ok);
-	EXPECT_EQ(0, read_events(self->fd, ev, 1, 50));
+	EXPECT_EQ(0, callout_read_events(self->fd, ev, 1, 50));
 
 	/* As many far ones, then as many UNSETs: all cancelled. */
 	users = callout_stat("user_callouts");
@@ -339,7 +325,7 @@ TEST_F(sub, set_fires_once)
 	EXPECT_EQ(0, op.result);
 	ASSERT_NE(0, op.handle);
 	ASSERT_NE(JUNK_HANDLE, op.handle);
-	ASSERT_EQ(1, read_events(self->fd, ev, 4, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, ev, 4, 5000));
 	EXPECT_EQ(op.handle, ev[0].handle);
 	EXPECT_EQ(0x1234, ev[0].cookie);
 	EXPECT_EQ(0, ev[0].arg);
@@ -348,7 +334,7 @@ TEST_F(sub, set_fires_once)
 	EXPECT_LE(before + 20 * MS, ev[0].expires_ns);
 	EXPECT_LE(ev[0].expires_ns, ev[0].fired_ns);
 	EXPECT_LE(ev[0].fired_ns, now_ns());
-	EXPECT_EQ(0, read_events(self->fd, ev, 4, 60));
+	EXPECT_EQ(0, callout_read_events(self->fd, ev, 4, 60));
 	/* Fired: no longer pending, for either way of asking. */
 	EXPECT_EQ(-ENOENT, unset_callout(self->fd, op.handle));
 	op = op_unset(op.handle);
@@ -377,7 +363,7 @@ TEST_F(sub, handles_both_ways)
 	EXPECT_EQ(0, unset_callout(self->fd, op[0].handle));
 	EXPECT_EQ(-ENOENT, unset_callout(self->fd, op[0].handle));
 	EXPECT_EQ(0, reset_callout(self->fd, op[1].handle, 10 * MS, 0));
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000));
 	EXPECT_EQ(op[1].handle, ev.handle);
 	EXPECT_EQ(2, ev.cookie);
 
@@ -396,11 +382,11 @@ TEST_F(sub, handles_both_ways)
 	op[0] = op_reset(h, 10 * MS, 0);
 	ASSERT_EQ(0, submit(self->fd, op, 1, &done));
 	EXPECT_EQ(0, op[0].result);
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000));
 	EXPECT_EQ(h, ev.handle);
 	EXPECT_EQ(4, ev.cookie);
 	EXPECT_EQ(-ENOENT, unset_callout(self->fd, h));
-	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 50));
+	EXPECT_EQ(0, callout_read_events(self->fd, &ev, 1, 50));
 }
 
 /*
@@ -429,16 +415,16 @@ TEST_F(sub, reset_rearms)
 		if (!op.result)
 			break;
 		ASSERT_EQ(-ENOENT, op.result);
-		ASSERT_EQ(1, read_events(self->fd, &ev, 1, 0));
+		ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 0));
 		EXPECT_EQ(h, ev.handle);
 	}
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000));
 	EXPECT_EQ(h, ev.handle);
 	EXPECT_EQ(7, ev.cookie);
 	EXPECT_EQ(0, ev.flags);
 	EXPECT_LE(at + 200 * MS, ev.expires_ns);
 	EXPECT_LE(ev.expires_ns, ev.fired_ns);
-	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 50));
+	EXPECT_EQ(0, callout_read_events(self->fd, &ev, 1, 50));
 	op = op_reset(h, 200 * MS, 0);
 	EXPECT_EQ(0, submit(self->fd, &op, 1, &done));
 	EXPECT_EQ(-ENOENT, op.result);
@@ -516,7 +502,7 @@ TEST_F(sub, timeout_untimeout)
 	ASSERT_EQ(0, submit(self->fd, op, 1, &done));
 	ASSERT_EQ(1, done);
 	ASSERT_EQ(0, op[0].result);
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000));
 	EXPECT_EQ(CALLOUT_EV_TIMEOUT, ev.flags);
 	EXPECT_EQ(0, ev.handle);
 	EXPECT_EQ(FUNC, ev.cookie);
@@ -544,7 +530,7 @@ TEST_F(sub, timeout_untimeout)
 	EXPECT_EQ(-ENOENT, untimeout_callout(self->fd, FUNC, 0xd));
 	EXPECT_EQ(-ENOENT, untimeout_callout(self->fd, FUNC + 1, 0xc));
 	EXPECT_EQ(0, untimeout_callout(self->fd, FUNC, 0xc));
-	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 50));
+	EXPECT_EQ(0, callout_read_events(self->fd, &ev, 1, 50));
 }
 
 /*
@@ -655,7 +641,7 @@ TEST_F(sub, set_errors)
 	if (users >= 0)
 		EXPECT_EQ(users + 1, callout_stat("user_callouts"));
 	EXPECT_EQ(0, unset_callout(self->fd, op[8].handle));
-	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 100)) {
+	EXPECT_EQ(0, callout_read_events(self->fd, &ev, 1, 100)) {
 		TH_LOG("an event of cookie %llu", ev.cookie);
 	}
 }
@@ -716,7 +702,7 @@ TEST_F(sub, unset_errors)
 	op[8].flags = 0x8000;
 	expect_results(_metadata, self->fd, op, want, 9);
 	/* None of them cancelled it. */
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000)) {
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000)) {
 		TH_LOG("an UNSET refused with EINVAL cancelled the callout");
 	}
 	EXPECT_EQ(h, ev.handle);
@@ -764,7 +750,7 @@ TEST_F(sub, reset_errors)
 	op[8].arg = 1;
 	op[9].flags = 0x8000;
 	expect_results(_metadata, self->fd, op, want, 10);
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000)) {
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000)) {
 		TH_LOG("a refused RESET moved the callout away");
 	}
 	EXPECT_EQ(h, ev.handle);
@@ -836,7 +822,7 @@ TEST_F(sub, timeout_errors)
 		op[i] = op_untimeout(FUNC, 2);
 	want[64] = -ENOENT;
 	expect_results(_metadata, self->fd, op, want, 65);
-	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 50));
+	EXPECT_EQ(0, callout_read_events(self->fd, &ev, 1, 50));
 }
 
 /* Unknown operation codes: EINVAL each, and the batch goes on. */
@@ -914,7 +900,7 @@ TEST_F(sub, partial_failure)
 	expect_results(_metadata, self->fd, op, want, N);
 	/* The five that arm fire: SETs 0, 3, 13, TIMEOUT 5, RESET 10. */
 	while (got < 5) {
-		n = read_events(self->fd, ev, ARRAY_SIZE(ev), 5000);
+		n = callout_read_events(self->fd, ev, ARRAY_SIZE(ev), 5000);
 		ASSERT_LT(0, n) TH_LOG("%d of 5 events came", got);
 		for (i = 0; i < n; i++, got++) {
 			int k = ev[i].flags & CALLOUT_EV_TIMEOUT ? ev[i].arg :
@@ -934,7 +920,7 @@ TEST_F(sub, partial_failure)
 	EXPECT_EQ(1, seen[5]);
 	EXPECT_EQ(1, seen[10]);
 	EXPECT_EQ(1, seen[13]);
-	EXPECT_EQ(0, read_events(self->fd, ev, 1, 50));
+	EXPECT_EQ(0, callout_read_events(self->fd, ev, 1, 50));
 	/* UNSET 8 and UNTIMEOUT 11 took their callouts away. */
 	EXPECT_EQ(-ENOENT, unset_callout(self->fd, far));
 	EXPECT_EQ(-ENOENT, untimeout_callout(self->fd, FUNC, 7));
@@ -1084,12 +1070,12 @@ TEST_F(sub, efault_read_only)
 	if (users >= 0)
 		EXPECT_EQ(users, callout_stat("user_callouts"));
 	/* The callout was neither cancelled nor moved: its event comes. */
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000));
 	EXPECT_EQ(h, ev.handle) {
 		TH_LOG("event of cookie %llu flags %#x", ev.cookie, ev.flags);
 	}
 	EXPECT_EQ(0, untimeout_callout(self->fd, FUNC, 1));
-	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 50));
+	EXPECT_EQ(0, callout_read_events(self->fd, &ev, 1, 50));
 	munmap(map, PAGE);
 }
 
@@ -1198,7 +1184,7 @@ static int race_read(struct race_events *re, int ms)
 {
 	int n = atomic_load(&re->n), got;
 
-	got = read_events(re->fd, re->ev + n, RACE_EVENTS - n > 128 ? 128 :
+	got = callout_read_events(re->fd, re->ev + n, RACE_EVENTS - n > 128 ? 128 :
 			  RACE_EVENTS - n, ms);
 	if (got > 0)
 		atomic_store(&re->n, n + got);
