@@ -73,7 +73,9 @@
  * That is expiry_lock -> base lock (a func re-arms, callout_forward()),
  * and the read mutex -> file lock -> base lock (never in the tick, nor
  * under expiry_lock). The tick hands events to a file through a
- * lock-less list (dev.c). Rules that follow:
+ * lock-less list (dev.c), and asks dev.c, under the base lock, where a
+ * deferred callout is due now (callout_dev_due_tick(): a read of its
+ * due-time entry, no lock). Rules that follow:
  *
  * - base->lock protects the base and the state of every callout on it. A
  *   callout moves to another base only with both base locks held, the
