@@ -231,7 +231,8 @@ static void do_store(struct file_model *m)
 		v = CALLOUT_DUE(handle, tick - rnd_below(2000));
 		break;
 	case 4:
-		v = CALLOUT_DUE(handle + (1ULL << 32), tick + rnd_below(2000)) |
+		/* A generation 2^23 away, never this slot's next handle's */
+		v = CALLOUT_DUE(handle ^ (1ULL << 63), tick + rnd_below(2000)) |
 		    (rnd_below(2) ? CALLOUT_DUE_CANCEL : 0);
 		break;
 	default:

@@ -1511,7 +1511,12 @@ static void *table_thread(void *arg)
 				v = CALLOUT_DUE(h, tick - 1000000000 / tick_ns);
 				break;
 			case 2:
-				v = CALLOUT_DUE(h + (1ULL << 32), tick);
+				/*
+				 * A generation 2^23 away: never this slot's
+				 * next handle (h + 2^32 would be a store for
+				 * it, not a foreign one).
+				 */
+				v = CALLOUT_DUE(h ^ (1ULL << 63), tick);
 				break;
 			default:
 				v = CALLOUT_DUE(h, tick);
