@@ -443,18 +443,28 @@ struct racer {
 	__u64 tick_ns;
 	int stop;		/* __atomic */
 	__u64 *stored;		/* per callout: the latest tick stored */
+	int *times;		/* per callout: stores made */
 };
 
-/* Push random callouts back by one to three ticks from now, until told. */
+/* Stores a callout gets at most: after them it is left to fire. */
+#define RACE_STORES	3
+
+/*
+ * Push random callouts back by one to three ticks from now, each at most
+ * RACE_STORES times (however fast this thread runs against the tick,
+ * every callout then comes due), until all had theirs or told to stop.
+ */
 static void *race_stores(void *arg)
 {
 	struct racer *r = arg;
 	unsigned int seed = 1;
+	int i, left = r->n * RACE_STORES;
 	__u64 t;
-	int i;
 
-	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+	while (left && !__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		i = rand_r(&seed) % r->n;
+		if (r->times[i] == RACE_STORES)
+			continue;
 		t = (now_ns() + r->tick_ns - 1) / r->tick_ns + 1 +
 		    rand_r(&seed) % 3;
 		if (t > __atomic_load_n(&r->stored[i], __ATOMIC_RELAXED)) {
@@ -462,6 +472,8 @@ static void *race_stores(void *arg)
 			store(&r->table[CALLOUT_DUE_INDEX(r->a[i].h)],
 			      CALLOUT_DUE(r->a[i].h, t));
 		}
+		r->times[i]++;
+		left--;
 	}
 	return NULL;
 }
@@ -475,9 +487,11 @@ TEST_F(due, stores_race_the_expiry)
 	enum { N = 200 };
 	static struct armed a[N];
 	static __u64 stored[N];
+	static int times[N];
 	struct callout_event ev[N];
 	struct racer r = { .table = self->table, .a = a, .n = N,
-			   .tick_ns = self->info.tick_ns, .stored = stored };
+			   .tick_ns = self->info.tick_ns, .stored = stored,
+			   .times = times };
 	int i, n, got = 0, seen[N] = { 0 };
 	pthread_t th;
 
