@@ -19,6 +19,7 @@
  *   no_llseek                NULL     gone     gone              not used
  *   local_lock_nested_bh()   -        yes      yes (6.11)        #ifdef
  *   vm_flags_set()           -        yes      yes (6.3)         probed
+ *   vm_flags_clear()         -        yes      yes (6.3)         with it
  *
  * debugfs_create_file() needs nothing here as long as it is called with a
  * const struct file_operations * (never a bare NULL, never through a
@@ -70,6 +71,12 @@ static inline int timer_delete_sync(struct timer_list *timer)
 static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 {
 	vma->vm_flags |= flags;
+}
+
+static inline void vm_flags_clear(struct vm_area_struct *vma,
+				  vm_flags_t flags)
+{
+	vma->vm_flags &= ~flags;
 }
 #endif
 

@@ -1948,6 +1948,9 @@ static const struct vm_operations_struct callout_due_vm_ops = {
  */
 static int callout_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	BUILD_BUG_ON(CALLOUT_MMAP_CLOCK >> PAGE_SHIFT != UC_DUE_PAGES);
+	if (vma->vm_pgoff == UC_DUE_PAGES)
+		return callout_clock_mmap(vma);
 	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (vma->vm_pgoff >= UC_DUE_PAGES ||
@@ -1981,8 +1984,10 @@ int callout_dev_init(void)
 {
 	int ret = -ENOMEM;
 
-	if (percpu_counter_init(&callout_user_total, 0, GFP_KERNEL))
+	if (callout_clock_init())
 		return -ENOMEM;
+	if (percpu_counter_init(&callout_user_total, 0, GFP_KERNEL))
+		goto err_clock;
 	ucallout_cache = KMEM_CACHE(ucallout, SLAB_ACCOUNT);
 	/* SLAB_TYPESAFE_BY_RCU, and charged to each file's memory cgroup */
 	ucallout_to_cache = callout_to_cache_create("ucallout_to",
@@ -2000,6 +2005,8 @@ err:
 	kmem_cache_destroy(ucallout_to_cache);
 	kmem_cache_destroy(ucallout_cache);
 	percpu_counter_destroy(&callout_user_total);
+err_clock:
+	callout_clock_exit();
 	return ret;
 }
 
@@ -2010,4 +2017,5 @@ void callout_dev_exit(void)
 	kmem_cache_destroy(ucallout_to_cache);
 	kmem_cache_destroy(ucallout_cache);
 	percpu_counter_destroy(&callout_user_total);
+	callout_clock_exit();
 }

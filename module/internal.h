@@ -380,6 +380,12 @@ int callout_dev_init(void);
 void callout_dev_exit(void);
 extern struct percpu_counter callout_user_total;
 
+/* clock.c: the clock page, which dev.c's mmap() gives */
+struct vm_area_struct;
+int callout_clock_mmap(struct vm_area_struct *vma);
+int callout_clock_init(void);
+void callout_clock_exit(void);
+
 /* Counted where no base lock is held: this_cpu_inc() */
 struct callout_op_counts {
 	u64 reset;

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "kselftest_harness.h"
 #include "callout_test.h"
@@ -676,6 +677,135 @@ TEST_F(due, unused_page_is_sigbus)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status));
 	EXPECT_EQ(SIGBUS, WTERMSIG(status));
+}
+
+/* The clock page, or MAP_FAILED */
+static const struct callout_clock *map_clock(int fd, int prot, int flags)
+{
+	return mmap(NULL, sysconf(_SC_PAGESIZE), prot, flags, fd,
+		    CALLOUT_MMAP_CLOCK);
+}
+
+/* CLOCK_MONOTONIC_COARSE, and its resolution (a jiffy), in ns */
+static __u64 coarse_ns(__u64 *jiffy)
+{
+	struct timespec ts;
+
+	if (jiffy) {
+		clock_getres(CLOCK_MONOTONIC_COARSE, &ts);
+		*jiffy = ts.tv_sec * 1000 * MS + ts.tv_nsec;
+	}
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return ts.tv_sec * 1000 * MS + ts.tv_nsec;
+}
+
+/*
+ * The clock page is read-only, shared only, one page, and never to be
+ * made writable.
+ */
+TEST_F(due, clock_page_is_read_only)
+{
+	size_t pg = sysconf(_SC_PAGESIZE);
+	const struct callout_clock *c;
+	void *p;
+
+	if (setup_skipped(_metadata))
+		return;
+	c = map_clock(self->fd, PROT_READ, MAP_SHARED);
+	ASSERT_NE(MAP_FAILED, c) TH_LOG("mmap: %s", strerror(errno));
+	EXPECT_EQ(self->info.tick_ns, c->tick_ns);
+	EXPECT_NE(0, c->earliest_tick);
+	EXPECT_EQ(-1, mprotect((void *)c, pg, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	EXPECT_EQ(MAP_FAILED, mremap((void *)c, pg, 2 * pg, MREMAP_MAYMOVE));
+	munmap((void *)c, pg);
+	EXPECT_EQ(MAP_FAILED, map_clock(self->fd, PROT_READ | PROT_WRITE,
+					MAP_SHARED));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(MAP_FAILED, map_clock(self->fd, PROT_READ, MAP_PRIVATE));
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, 2 * pg, PROT_READ, MAP_SHARED, self->fd,
+		 CALLOUT_MMAP_CLOCK);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/*
+ * Check the clock page against the coarse clock, which the kernel updates
+ * in the same place: a tick no earlier than the coarse time read before
+ * less a jiffy (the page is written just after the vDSO's data, so a load
+ * may meet the update before), and no later than the true time after plus
+ * a jiffy and two ticks (its bound, which no late tick can break).
+ */
+static void check_clock(struct __test_metadata *_metadata,
+			const struct callout_clock *c, __u64 tick_ns)
+{
+	__u64 jiffy, before = coarse_ns(&jiffy), t, after;
+
+	t = c->earliest_tick * tick_ns;
+	after = now_ns();
+	EXPECT_LE(before, t + jiffy) TH_LOG("%llu ns behind the coarse clock",
+					    before - t);
+	EXPECT_GE(after + jiffy + 2 * tick_ns, t);
+}
+
+/*
+ * It keeps time: now, after a sleep, and in a second mapping made after
+ * the first is gone (the kernel updates it only while it is mapped).
+ */
+TEST_F(due, clock_page_keeps_time)
+{
+	size_t pg = sysconf(_SC_PAGESIZE);
+	const struct callout_clock *c;
+	__u64 first;
+	int i;
+
+	if (setup_skipped(_metadata))
+		return;
+	for (i = 0; i < 2; i++) {
+		c = map_clock(self->fd, PROT_READ, MAP_SHARED);
+		ASSERT_NE(MAP_FAILED, c) TH_LOG("mmap: %s", strerror(errno));
+		check_clock(_metadata, c, self->info.tick_ns);
+		first = c->earliest_tick;
+		usleep(100000);
+		EXPECT_LT(first, c->earliest_tick);
+		check_clock(_metadata, c, self->info.tick_ns);
+		munmap((void *)c, pg);
+		usleep(100000);
+	}
+}
+
+/*
+ * A deferral by the clock page's tick fires at that tick, no earlier than
+ * its delay after the coarse time read before it (less a jiffy, as above).
+ */
+TEST_F(due, deferral_by_the_clock_page)
+{
+	const struct callout_clock *c;
+	struct callout_event ev;
+	__u64 jiffy, before, tick;
+	struct armed a;
+	bool in_time;
+
+	if (setup_skipped(_metadata))
+		return;
+	c = map_clock(self->fd, PROT_READ, MAP_SHARED);
+	ASSERT_NE(MAP_FAILED, c) TH_LOG("mmap: %s", strerror(errno));
+	ASSERT_EQ(0, set_at(self, 100 * MS, 1, &a));
+	before = coarse_ns(&jiffy);
+	tick = c->earliest_tick + 200 * MS / self->info.tick_ns;
+	in_time = store_in_time(self, &a, CALLOUT_DUE(a.h, tick));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000));
+	EXPECT_EQ(a.h, ev.handle);
+	if (in_time) {
+		EXPECT_EQ(tick * self->info.tick_ns, ev.expires_ns);
+		EXPECT_LE(before + 200 * MS, ev.expires_ns + jiffy);
+	} else {
+		EXPECT_TRUE(ev.expires_ns == tick * self->info.tick_ns ||
+			    at_armed(&a, &ev));
+	}
+	EXPECT_LE(ev.expires_ns, ev.fired_ns);
+	munmap((void *)c, sysconf(_SC_PAGESIZE));
 }
 
 TEST_HARNESS_MAIN

@@ -342,32 +342,29 @@ TEST_F(lib, unsetcallout_cancels)
 	EXPECT_EQ(h2, s->ev[0].handle);
 }
 
-/*
- * callout_defer_by() pushes a callout back with a store, to no earlier than
- * the delay from the call; callout_deadline() is never early. A store that
- * came after the callout could be due (a stalled host) is tried again.
- */
-/* CLOCK_MONOTONIC_COARSE, in ns */
-static unsigned long long coarse_ns(void)
+/* CLOCK_MONOTONIC_COARSE, and its resolution (a jiffy), in ns */
+static unsigned long long coarse_ns(unsigned long long *jiffy)
 {
 	struct timespec ts;
 
+	clock_getres(CLOCK_MONOTONIC_COARSE, &ts);
+	*jiffy = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 /*
- * callout_defer_by() pushes a callout back with a store, to no earlier than
- * the delay from the coarse clock at the call; callout_deadline() adds its
- * resolution to that clock, and is never past the true clock plus both. A
- * store that came after the callout could be due (a stalled host) is
- * tried again.
+ * callout_defer_by() pushes a callout back with a store, by the kernel's
+ * clock page: to no earlier than the delay from the coarse clock read
+ * before the call, less a jiffy (the two are updated together, the page
+ * a moment after), and callout_deadline() is never later than the delay
+ * plus a jiffy and two ticks after the call. A store that came after the
+ * callout could be due (a stalled host) is tried again.
  */
 TEST_F(lib, defer_by_pushes_it_back)
 {
 	struct seen *s = &self->seen;
-	unsigned long long before, coarse, after;
-	struct timespec res;
+	unsigned long long before, coarse, after, jiffy;
 	__u64 h = 0, d;
 	int tries;
 
@@ -377,7 +374,7 @@ TEST_F(lib, defer_by_pushes_it_back)
 		ASSERT_GT(10, tries);
 		before = now_ns();
 		ASSERT_EQ(0, setcallout(300 * MS, 0, 9, &h));
-		coarse = coarse_ns();
+		coarse = coarse_ns(&jiffy);
 		ASSERT_EQ(0, callout_defer_by(h, 500 * MS));
 		/* Stored before it could be due: its expiry sees it. */
 		if (now_ns() < before + 300 * MS)
@@ -389,16 +386,16 @@ TEST_F(lib, defer_by_pushes_it_back)
 	}
 	ASSERT_EQ(1, pump(s, 1, 5000));
 	EXPECT_EQ(h, s->ev[0].handle);
-	EXPECT_LE(coarse + 500 * MS, s->ev[0].expires_ns);
+	EXPECT_LE(coarse + 500 * MS, s->ev[0].expires_ns + jiffy);
 	EXPECT_LE(s->ev[0].expires_ns, s->ev[0].fired_ns);
 	/* A deferred due time is the start of a tick. */
 	EXPECT_EQ(0, s->ev[0].expires_ns % self->info.tick_ns);
-	ASSERT_EQ(0, clock_getres(CLOCK_MONOTONIC_COARSE, &res));
-	coarse = coarse_ns();
+	coarse = coarse_ns(&jiffy);
 	d = callout_deadline(7 * MS);
 	after = now_ns();
-	EXPECT_LE(coarse + 7 * MS + res.tv_sec * 1000 * MS + res.tv_nsec, d);
-	EXPECT_GE(after + 7 * MS + res.tv_sec * 1000 * MS + res.tv_nsec, d);
+	EXPECT_EQ(0, d % self->info.tick_ns);
+	EXPECT_LE(coarse + 7 * MS, d + jiffy);
+	EXPECT_GE(after + 7 * MS + jiffy + 2 * self->info.tick_ns, d);
 }
 
 TEST_F(lib, cancel_lazy_drops_it)

@@ -70,8 +70,13 @@ static void *counts;		/* tsearch root of struct to_count, locked */
  */
 #define TABLE_LEN	((size_t)sizeof(__u64) << (sizeof(void *) == 8 ? 32 : 24))
 static __u64 *table;
-static __u64 table_tick_ns;	/* callout_info.tick_ns, set before table */
-static __u64 coarse_res_ns;	/* resolution of CLOCK_MONOTONIC_COARSE */
+/*
+ * Set before table: the kernel's clock page (a load of its earliest_tick
+ * is "now" for a deadline), the tick, and ceil(2^64 / tick) with the
+ * delays below which a multiply by it divides exactly.
+ */
+static const struct callout_clock *clock_page;
+static __u64 table_tick_ns, tick_recip, tick_recip_max;
 
 static int fail(int err)
 {
@@ -450,13 +455,12 @@ int callout_wait(int timeout_ms)
 	return ret > 0 && (pfd.revents & POLLIN);
 }
 
-/* The table, mapped if need be: the pointer, or NULL with errno set. */
+/* The table and the clock page, mapped if need be: the table, or NULL. */
 static __u64 *table_get(void)
 {
 	__u64 *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 	struct callout_info info;
-	struct timespec res;
-	void *p;
+	void *p, *c = MAP_FAILED;
 	int fd;
 
 	if (t)
@@ -464,15 +468,21 @@ static __u64 *table_get(void)
 	pthread_mutex_lock(&lock);
 	t = table;
 	fd = t ? dev_fd : __open();
-	if (!t && fd >= 0 && !ioctl(fd, CALLOUT_IOC_INFO, &info) &&
-	    !clock_getres(CLOCK_MONOTONIC_COARSE, &res)) {
-		p = mmap(NULL, TABLE_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
+	if (!t && fd >= 0 && !ioctl(fd, CALLOUT_IOC_INFO, &info)) {
+		c = mmap(NULL, sizeof(*clock_page), PROT_READ, MAP_SHARED, fd,
+			 CALLOUT_MMAP_CLOCK);
+		p = c == MAP_FAILED ? MAP_FAILED :
+		    mmap(NULL, TABLE_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 fd, 0);
 		if (p != MAP_FAILED) {
+			clock_page = c;
 			table_tick_ns = info.tick_ns;
-			coarse_res_ns = res.tv_sec * 1000000000ULL + res.tv_nsec;
+			tick_recip = ~0ULL / info.tick_ns + 1;
+			tick_recip_max = ~0ULL / info.tick_ns - info.tick_ns;
 			t = p;
 			__atomic_store_n(&table, t, __ATOMIC_RELEASE);
+		} else if (c != MAP_FAILED) {
+			munmap(c, sizeof(*clock_page));
 		}
 	} else if (fd < 0) {
 		errno = -fd;
@@ -481,36 +491,75 @@ static __u64 *table_get(void)
 	return t;
 }
 
-int callout_defer(__u64 handle, __u64 deadline_ns)
+/*
+ * @ns in ticks, rounded up: below tick_recip_max, (ns + tick - 1) times
+ * the reciprocal, whose error stays under one (2^64 / tick > ns + tick),
+ * is the quotient; a multiply instead of a division.
+ */
+static __u64 ticks_up(__u64 ns)
 {
-	__u64 *t = table_get();
-	__u64 tick;
+	if (__builtin_expect(ns < tick_recip_max, 1))
+		return (__uint128_t)(ns + table_tick_ns - 1) *
+		       tick_recip >> 64;
+	return ns / table_tick_ns + (ns % table_tick_ns != 0);
+}
 
-	if (!t)
-		return -errno;
-	tick = deadline_ns / table_tick_ns +
-	       (deadline_ns % table_tick_ns != 0);
+/* The first tick at least @delay_ns after now, as the clock page says. */
+static __u64 deadline_tick(__u64 delay_ns)
+{
+	return __atomic_load_n(&clock_page->earliest_tick, __ATOMIC_RELAXED) +
+	       ticks_up(delay_ns);
+}
+
+static void due_store(__u64 *t, __u64 handle, __u64 tick)
+{
 	/* One 64-bit store, which the kernel reads whole */
 	__atomic_store_n(&t[CALLOUT_DUE_INDEX(handle)],
 			 CALLOUT_DUE(handle, tick), __ATOMIC_RELAXED);
+}
+
+int callout_defer(__u64 handle, __u64 deadline_ns)
+{
+	__u64 *t = table_get();
+
+	if (!t)
+		return -errno;
+	due_store(t, handle, deadline_ns / table_tick_ns +
+			     (deadline_ns % table_tick_ns != 0));
 	return 0;
 }
 
 __u64 callout_deadline(__u64 delay_ns)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec + coarse_res_ns +
-	       delay_ns;
+	if (!table_get())
+		return 0;
+	return deadline_tick(delay_ns) * table_tick_ns;
 }
 
-int callout_defer_by(__u64 handle, __u64 delay_ns)
+/*
+ * The first call of a process: map, then defer. Never inlined (GCC's
+ * noipa), so that callout_defer_by() saves no register.
+ */
+static __attribute__((noipa)) int defer_by_first(__u64 handle, __u64 delay_ns)
 {
-	/* The table first: it reads the resolution callout_deadline() adds. */
 	if (!table_get())
 		return -errno;
-	return callout_defer(handle, callout_deadline(delay_ns));
+	return callout_defer_by(handle, delay_ns);
+}
+
+/*
+ * The hot path of a program that pushes its timers back: a load of the
+ * table pointer, of the clock page, a multiply and a store, in a straight
+ * line (no register to save: the first call's mapping is a tail call).
+ */
+int callout_defer_by(__u64 handle, __u64 delay_ns)
+{
+	__u64 *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(!t, 0))
+		return defer_by_first(handle, delay_ns);
+	due_store(t, handle, deadline_tick(delay_ns));
+	return 0;
 }
 
 int callout_cancel_lazy(__u64 handle)

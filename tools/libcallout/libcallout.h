@@ -158,16 +158,16 @@ int callout_defer(__u64 handle, __u64 deadline_ns);
  * callout_deadline() - a deadline @delay_ns from now, without a system call
  * @delay_ns: from now
  *
- * Reads CLOCK_MONOTONIC_COARSE (the vDSO: no system call on any
- * clocksource) and adds its resolution (a jiffy: 4 ms at HZ=250). That
- * clock trails CLOCK_MONOTONIC by up to its resolution while the tick runs
- * on time, by more when a tick is late: the deadline is at least @delay_ns
- * after the coarse time read, so after the call while the tick is on time,
- * and at most @delay_ns plus the resolution after the call. Call
- * callout_defer() or callout_defer_by() once before, which learns the
- * resolution.
+ * Reads the kernel's clock page (mapped with the table by the first call
+ * of this or the calls below; a load after that): the first tick that
+ * begins after every moment until the kernel's next timekeeping update
+ * (a jiffy: 4 ms at HZ=250), to which it adds @delay_ns in ticks, rounded
+ * up. While the kernel's tick runs on time the deadline is at least
+ * @delay_ns after the call (when it is late, as much earlier as it is
+ * late), and at most @delay_ns plus a jiffy and two ticks after it.
  *
- * Return: the deadline, in ns of CLOCK_MONOTONIC.
+ * Return: the deadline, in ns of CLOCK_MONOTONIC (the start of a tick), or
+ * 0 with errno set if the table cannot be mapped.
  */
 __u64 callout_deadline(__u64 delay_ns);
 
@@ -175,6 +175,8 @@ __u64 callout_deadline(__u64 delay_ns);
  * callout_defer_by() - callout_defer() to callout_deadline(@delay_ns)
  * @handle:   from setcallout(), pending
  * @delay_ns: from now, as callout_deadline() counts it
+ *
+ * A load, a multiply and a store: the cheapest way to push a callout back.
  *
  * Return: as callout_defer().
  */

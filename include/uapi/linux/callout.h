@@ -134,6 +134,26 @@ struct callout_submit {
 	((((__u64)(handle) >> 32) << CALLOUT_DUE_GEN_SHIFT) |		\
 	 ((__u64)(tick) & CALLOUT_DUE_TICK_MASK))
 
+/*
+ * The clock page: mmap(2) of one page at offset CALLOUT_MMAP_CLOCK of a
+ * /dev/callout file, PROT_READ and MAP_SHARED only, gives a struct
+ * callout_clock, the same page for every file. The kernel updates it with
+ * its timekeeping (each tick of 1/HZ while a CPU is busy, and before a CPU
+ * that leaves idle runs anything, as it does CLOCK_MONOTONIC_COARSE).
+ * earliest_tick is the first tick (of tick_ns) that begins after every
+ * moment until the next update is due: a deadline of earliest_tick + n is
+ * at least n ticks after the load while the kernel's tick runs on time
+ * (when the tick is late, as much earlier as it is late); it is at most a
+ * jiffy and two ticks ahead. Documentation/callout.rst gives the whole
+ * promise.
+ */
+#define CALLOUT_MMAP_CLOCK	_BITULL(35)	/* past the table's 2^32 entries */
+
+struct callout_clock {
+	__u64 earliest_tick;	/* a load of it is the program's "now" */
+	__u64 tick_ns;		/* callout_info.tick_ns */
+};
+
 /* 0xC1: free in Documentation/userspace-api/ioctl/ioctl-number.rst */
 #define CALLOUT_IOC_MAGIC	0xC1
 
