@@ -41,7 +41,13 @@
  *                    rounds each
  *   handle           callout_set() + callout_unset() on the loaded scheme
  *   hash             callout_timeout() + callout_untimeout(): the func/arg
- *                    hash, on the loaded scheme
+ *                    hash, on the loaded scheme (pair_ns); and, in batches
+ *                    that alternate with those, callout_set() +
+ *                    callout_unset() of one callout on the same wheel
+ *                    (handle_pair_ns), and the ratio of the two fastest
+ *                    batches (ratio): the host's state, which can make
+ *                    every batch of a whole test 1.8x slower, is the same
+ *                    for both
  *   timer_list       mod_timer() + timer_delete(), n timer_lists pending
  *   hrtimer          hrtimer_start() + hrtimer_cancel(), n hrtimers pending
  *   fburst           n callouts of the facility due at one tick: from the
@@ -635,17 +641,30 @@ static void *bench_hash_arg(u64 i)
 	return (void *)(uintptr_t)(i + 1);
 }
 
-/* hash: callout_timeout() + callout_untimeout() by func/arg. */
+/* Print "key=x.yy", @x / @y with two decimals. */
+static void bench_out_ratio(const char *key, u64 x, u64 y)
+{
+	u64 x100 = y ? div64_u64(x * 100, y) : 0;
+
+	bench_out(" %s=%llu.%02llu", key, div_u64(x100, 100), x100 % 100);
+}
+
+/*
+ * hash: callout_timeout() + callout_untimeout() by func/arg, and the handle
+ * pair in batches between (see the top of the file).
+ */
 static int bench_hash(struct bench_args *a)
 {
 	u64 reps = bench_fit_reps(a, a->reps), i, b, r, start, setup_ns;
 	u64 armed = 0, missing = 0;
-	struct bench_timing pair;
+	struct bench_timing pair, handle;
+	struct callout c;
 	int ret;
 
 	ret = bench_facility_keys(a);
 	if (ret)
 		return ret;
+	callout_init(&c);
 	start = ktime_get_ns();
 	for (armed = 0; armed < a->n; armed++) {
 		ret = callout_timeout(bench_nop,
@@ -659,21 +678,36 @@ static int bench_hash(struct bench_args *a)
 	setup_ns = ktime_get_ns() - start;
 
 	reps = bench_timing_init(&pair, reps);
-	for (b = 0, r = 0; b < pair.batches; b++) {
+	bench_timing_init(&handle, reps);
+	for (b = 0, r = 0; b < pair.batches; b++, r += pair.per) {
 		bench_batch_begin(&pair);
-		for (i = 0; i < pair.per; i++, r++) {
+		for (i = 0; i < pair.per; i++) {
 			ret = callout_timeout(bench_nop, bench_hash_arg(a->n),
-					      bench_restart_tick(a, r));
+					      bench_restart_tick(a, r + i));
 			if (unlikely(ret))
 				goto untimeout;
 			callout_untimeout(bench_nop, bench_hash_arg(a->n));
 		}
 		bench_batch_end(&pair);
+		/* The same times, so that only the interface differs. */
+		bench_batch_begin(&handle);
+		for (i = 0; i < handle.per; i++) {
+			ret = callout_set(&c, bench_restart_tick(a, r + i),
+					  bench_nop, NULL);
+			if (unlikely(ret < 0))
+				goto untimeout;
+			callout_unset(&c);
+		}
+		bench_batch_end(&handle);
 	}
+	ret = 0;
 	bench_head(a, reps);
 	bench_out_timing("pair_ns", "pair_mean_ns", &pair);
+	bench_out_timing("handle_pair_ns", "handle_pair_mean_ns", &handle);
+	bench_out_ratio("ratio", pair.best, handle.best);
 	bench_out_ns("setup_ns", setup_ns, a->n);
 untimeout:
+	callout_unset_sync(&c);
 	for (i = 0; i < armed; i++) {
 		if (callout_untimeout(bench_nop,
 				      bench_hash_arg(bench_idx_of(a->keys[i]))) != 1)

@@ -398,8 +398,10 @@ user_rearm=(callout_reset callout_submit_1 callout_submit_8 callout_submit_64
 	target "zero early expiries: $e early in all runs" "$([ "$e" = 0 ] && echo 1 || echo 0)"
 	for s in hashed hierarchical; do
 		for n in $kns; do
-			r=$(ratio "$(med hash:$s "$n" pair_ns)" "$(med handle:$s "$n" pair_ns)")
-			target "hash:$s within 1.5x of handle:$s at N=$n: ${r}x" \
+			# Measured in one test, batch for batch: separate
+			# tests can meet different host states.
+			r=$(med hash:$s "$n" ratio)
+			target "hash:$s within 1.5x of the handle at N=$n, batches interleaved: ${r}x (separate tests' medians: $(ratio "$(med hash:$s "$n" pair_ns)" "$(med handle:$s "$n" pair_ns)")x)" \
 				"$(awk -v r="$r" 'BEGIN { print (r != "-" && r <= 1.5) }')"
 		done
 	done

@@ -78,9 +78,10 @@ static int cmp_ull(const void *a, const void *b)
  * pid, over the timed phase only); timeouts handled, and their lateness
  * (when the program handled one, by CLOCK_MONOTONIC, less its deadline:
  * p50/p99/max) and early ones (before the deadline), which must be 0.
- * A deadline is the one asked: callout_deadline()'s for callout (the
- * coarse clock plus its resolution plus RTO), the coarse clock plus RTO
- * for the others, whose kernels count RTO from the true clock (later).
+ * A deadline is the coarse clock at the ACK plus RTO, for all three:
+ * callout's deferral names a later tick (the clock page's, up to a jiffy
+ * and two ticks past it), the others' kernels count RTO from the true
+ * clock (later too).
  */
 #define RTO_NS		5000000000ULL
 #define RTO_SETUP_NS	60000000000ULL	/* the timers' first timeout */
@@ -156,10 +157,15 @@ static void rto_callout_rearm(struct rto *r, unsigned long c)
 		rto_die("resetcallout");
 }
 
+/*
+ * Its lateness is counted from the coarse clock + RTO, as the others':
+ * the clock page's deadline is up to a jiffy and two ticks past that, and
+ * that is lateness the program pays.
+ */
 static void rto_callout_ack(struct rto *r, unsigned long c)
 {
-	r->deadline[c] = callout_deadline(RTO_NS);
-	callout_defer(r->h[c], r->deadline[c]);
+	r->deadline[c] = coarse_ns() + RTO_NS;
+	callout_defer_by(r->h[c], RTO_NS);
 }
 
 static void rto_callout_event(const struct callout_event *ev, void *data)

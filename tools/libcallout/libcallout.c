@@ -469,20 +469,26 @@ static __u64 *table_get(void)
 	t = table;
 	fd = t ? dev_fd : __open();
 	if (!t && fd >= 0 && !ioctl(fd, CALLOUT_IOC_INFO, &info)) {
-		c = mmap(NULL, sizeof(*clock_page), PROT_READ, MAP_SHARED, fd,
-			 CALLOUT_MMAP_CLOCK);
-		p = c == MAP_FAILED ? MAP_FAILED :
-		    mmap(NULL, TABLE_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
+		/*
+		 * The table first: the clock page then lands below it, not
+		 * right above, where a direct-mapped TLB (QEMU's TCG) had it
+		 * share an entry with the table's first page, the one a small
+		 * program uses (a deferral took 63 ns instead of 27).
+		 */
+		p = mmap(NULL, TABLE_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 fd, 0);
-		if (p != MAP_FAILED) {
+		c = p == MAP_FAILED ? MAP_FAILED :
+		    mmap(NULL, sizeof(*clock_page), PROT_READ, MAP_SHARED, fd,
+			 CALLOUT_MMAP_CLOCK);
+		if (c != MAP_FAILED) {
 			clock_page = c;
 			table_tick_ns = info.tick_ns;
 			tick_recip = ~0ULL / info.tick_ns + 1;
 			tick_recip_max = ~0ULL / info.tick_ns - info.tick_ns;
 			t = p;
 			__atomic_store_n(&table, t, __ATOMIC_RELEASE);
-		} else if (c != MAP_FAILED) {
-			munmap(c, sizeof(*clock_page));
+		} else if (p != MAP_FAILED) {
+			munmap(p, TABLE_LEN);
 		}
 	} else if (fd < 0) {
 		errno = -fd;
