@@ -125,7 +125,7 @@
 struct callout_base __percpu *callout_bases;
 const struct tw_ops *callout_ops;
 u64 callout_max_ns __ro_after_init;	/* callout_max_timeout_ns() */
-static u64 callout_max_ticks;	/* the same in ticks */
+u64 callout_max_ticks __ro_after_init;	/* the same in ticks */
 static enum cpuhp_state callout_hp_state;
 
 /*

@@ -725,8 +725,7 @@ static u64 uc_later(u64 v, u64 at)
 {
 	u64 later = (v - at) & CALLOUT_DUE_TICK_MASK;
 
-	if (later > CALLOUT_DUE_TICK_MASK / 2 ||
-	    later > div64_u64(callout_max_timeout_ns(), callout_tick_ns_param) + 1)
+	if (later > CALLOUT_DUE_TICK_MASK / 2 || later > callout_max_ticks + 1)
 		return 0;
 	return later;
 }

@@ -167,7 +167,7 @@ extern const struct tw_ops *callout_ops;
 int callout_core_init(void);
 void callout_core_exit(void);
 u64 callout_now_ns(void);
-extern u64 callout_max_ns;
+extern u64 callout_max_ns, callout_max_ticks;
 
 /* The longest timeout any caller may ask for, fixed at load. */
 static inline u64 callout_max_timeout_ns(void)
