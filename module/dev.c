@@ -44,7 +44,9 @@
  * - a later tick, less than half the 2^39-tick circle on from the due
  *   tick and within max_timeout_ns of now, re-files the callout there
  *   (callout_refile(), as a periodic one is forwarded), with its arming,
- *   sequence and period unchanged, and nothing is published;
+ *   sequence and period unchanged, and nothing is published; a later
+ *   tick that has passed too (the tick ran late) is published as the due
+ *   time, as if the callout had been re-filed there;
  * - anything else leaves the expiry as it is.
  *
  * Most deferrals do not reach uc_fire(): a ucallout is CALLOUT_LAZY, and
@@ -778,7 +780,8 @@ void callout_dev_refiled(struct callout *c, u64 tick)
  * A later tick in @uc's due-time entry @v, read at the expiry of arming @a
  * (due at @a->expires_ns): re-file @uc there, with the arming unchanged.
  * Ticks are modulo 2^39: @v's is the one less than 2^38 ticks after the
- * due tick. One not later, beyond what a SET may ask now, or that the
+ * due tick. One that has passed too (a late tick) is published as the
+ * due time; one not later, beyond what a SET may ask now, or that the
  * scheme refuses leaves the expiry to be published as it is.
  * Return: true if @uc was re-filed (or armed anew since its expiry began:
  * that arming stands, as in callout_forward()).
@@ -793,8 +796,14 @@ static bool uc_deferred(struct ucallout *uc, struct uc_arming *a, u64 now,
 	if (!later)
 		return false;
 	a->expires_ns = (at + later) * callout_tick_ns_param;
-	if (a->expires_ns <= now ||
-	    a->expires_ns - now > callout_max_timeout_ns()) {
+	/*
+	 * Passed already (the tick ran late): due now, and at the stored
+	 * tick, which its event tells, so that the program sees its store
+	 * was not too late.
+	 */
+	if (a->expires_ns <= now)
+		return false;
+	if (a->expires_ns - now > callout_max_timeout_ns()) {
 		a->expires_ns = due;
 		return false;
 	}
@@ -840,6 +849,7 @@ static void uc_fire(void *arg)
 		}
 		if (uc_deferred(uc, a, now, v))
 			return;
+		due = a->expires_ns;
 	}
 
 	if (a->period_ns) {
