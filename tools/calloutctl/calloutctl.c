@@ -154,11 +154,12 @@ static bool parse_u64(const char *s, __u64 *v)
 /* TIME or TIME/PERIOD: *@period_ns is 0 without a PERIOD. */
 static bool parse_times(const char *s, __u64 *timeout_ns, __u64 *period_ns)
 {
+	size_t len = strlen(s);
 	char buf[64], *p;
 
-	if (strlen(s) >= sizeof(buf))
+	if (len >= sizeof(buf))
 		return false;
-	strcpy(buf, s);
+	memcpy(buf, s, len + 1);
 	*period_ns = 0;
 	p = strchr(buf, '/');
 	if (p) {
