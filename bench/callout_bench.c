@@ -42,7 +42,8 @@
  *   handle           callout_set() + callout_unset() on the loaded scheme
  *   hash             callout_timeout() + callout_untimeout(): the func/arg
  *                    hash, on the loaded scheme (pair_ns); and, in batches
- *                    that alternate with those, callout_set() +
+ *                    that alternate with those at the same times (each
+ *                    first in every other round), callout_set() +
  *                    callout_unset() of one callout on the same wheel
  *                    (handle_pair_ns), and the ratio of the two fastest
  *                    batches (ratio): the host's state, which can make
@@ -649,6 +650,44 @@ static void bench_out_ratio(const char *key, u64 x, u64 y)
 	bench_out(" %s=%llu.%02llu", key, div_u64(x100, 100), x100 % 100);
 }
 
+/* One batch of the hash test's timeout() + untimeout(), from time @r. */
+static int bench_hash_batch(struct bench_args *a, struct bench_timing *t,
+			    u64 r)
+{
+	u64 i;
+	int ret;
+
+	bench_batch_begin(t);
+	for (i = 0; i < t->per; i++) {
+		ret = callout_timeout(bench_nop, bench_hash_arg(a->n),
+				      bench_restart_tick(a, r + i));
+		if (unlikely(ret))
+			return ret;
+		callout_untimeout(bench_nop, bench_hash_arg(a->n));
+	}
+	bench_batch_end(t);
+	return 0;
+}
+
+/* One batch of the hash test's callout_set() + callout_unset() of @c. */
+static int bench_handle_batch(struct bench_args *a, struct bench_timing *t,
+			      struct callout *c, u64 r)
+{
+	u64 i;
+	int ret;
+
+	bench_batch_begin(t);
+	for (i = 0; i < t->per; i++) {
+		ret = callout_set(c, bench_restart_tick(a, r + i), bench_nop,
+				  NULL);
+		if (unlikely(ret < 0))
+			return ret;
+		callout_unset(c);
+	}
+	bench_batch_end(t);
+	return 0;
+}
+
 /*
  * hash: callout_timeout() + callout_untimeout() by func/arg, and the handle
  * pair in batches between (see the top of the file).
@@ -679,28 +718,21 @@ static int bench_hash(struct bench_args *a)
 
 	reps = bench_timing_init(&pair, reps);
 	bench_timing_init(&handle, reps);
+	/*
+	 * The same times, so that only the interface differs; and each goes
+	 * first in every other round, as the first brings the wheel's slots
+	 * at those times into the caches (and QEMU's TLB) for the second.
+	 */
 	for (b = 0, r = 0; b < pair.batches; b++, r += pair.per) {
-		bench_batch_begin(&pair);
-		for (i = 0; i < pair.per; i++) {
-			ret = callout_timeout(bench_nop, bench_hash_arg(a->n),
-					      bench_restart_tick(a, r + i));
-			if (unlikely(ret))
-				goto untimeout;
-			callout_untimeout(bench_nop, bench_hash_arg(a->n));
-		}
-		bench_batch_end(&pair);
-		/* The same times, so that only the interface differs. */
-		bench_batch_begin(&handle);
-		for (i = 0; i < handle.per; i++) {
-			ret = callout_set(&c, bench_restart_tick(a, r + i),
-					  bench_nop, NULL);
-			if (unlikely(ret < 0))
-				goto untimeout;
-			callout_unset(&c);
-		}
-		bench_batch_end(&handle);
+		if (b & 1)
+			ret = bench_handle_batch(a, &handle, &c, r);
+		if (!ret)
+			ret = bench_hash_batch(a, &pair, r);
+		if (!ret && !(b & 1))
+			ret = bench_handle_batch(a, &handle, &c, r);
+		if (unlikely(ret))
+			goto untimeout;
 	}
-	ret = 0;
 	bench_head(a, reps);
 	bench_out_timing("pair_ns", "pair_mean_ns", &pair);
 	bench_out_timing("handle_pair_ns", "handle_pair_mean_ns", &handle);
