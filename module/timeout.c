@@ -10,14 +10,15 @@
  * entry in the func/arg hash, a state and a link on its owner's lists.
  *
  * The index. A table of hlist_nulls buckets keyed by (owner, func, arg),
- * jhash2 with a seed drawn at load, fixed in size at load: one bucket per
- * page of memory (0.2% of it), 2^10 to 2^18 buckets (8 KiB to 2 MiB), so
+ * hashed with a seed drawn at load, fixed in size at load: one bucket per
+ * page of memory (0.4% of it), 2^10 to 2^18 buckets (16 KiB to 4 MiB), so
  * the mean chain is the callouts linked over that: 8 for a million in 512
- * MiB, where one per 8 pages made it 61 and a timeout() walked all of it
- * to count the key's callouts. It was an rhltable, which grows
- * with its entries; its insert, lookup and remove cost 2-5 times this
- * table's under TCG (the notes of issue 17 give the figures), more than a
- * whole callout_set() + callout_unset(). One key may have several
+ * MiB, where one per 8 pages made it 61. A bucket keeps its length beside
+ * its head, so a timeout() walks its chain to count the key's callouts
+ * only when it is long enough to hold too many. It was an rhltable,
+ * which grows with its entries; its insert, lookup and remove cost 2-5
+ * times this table's under TCG (the notes of issue 17 give the figures),
+ * more than a whole callout_set() + callout_unset(). One key may have several
  * callouts (4.4BSD's untimeout() cancelled the first it met, so does this
  * one), up to CALLOUT_HASH_MAX_DUPS armed at once, counted by the arming
  * under RCU (so arms of one key at the same moment on several CPUs may
@@ -123,7 +124,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/export.h>
-#include <linux/jhash.h>
+#include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/random.h>
@@ -149,20 +150,35 @@
  * alone: a callout is linked when armed for another bucket than the one it
  * is in, and unlinked when it moves or goes back to the slab.
  */
-static struct hlist_nulls_head *to_table;
+struct to_bucket {
+	struct hlist_nulls_head head;
+	unsigned int len;	/* linked, pending or idle: the lock's */
+};
+
+static struct to_bucket *to_table;
 static unsigned int to_hash_bits;
 static spinlock_t *to_locks;
 static unsigned int to_lock_mask;
-static u32 to_hash_seed;
+static u64 to_hash_seed;
 
-/* One bucket per page of memory, 2^10 to 2^18 of them (8 B each). */
+/* One bucket per page of memory, 2^10 to 2^18 of them (16 B each). */
 #define TO_HASH_MIN_BITS	10
 #define TO_HASH_MAX_BITS	18
 
+/*
+ * The bucket of @key: its three words mixed in turn into a seeded
+ * multiply-xor hash, hash_64() at the end. The seed, drawn at load, keeps
+ * where a user's keys (an ioctl's func and arg) land unknown to the user;
+ * a walk of a bucket crowded on purpose is bounded by that owner's cap all
+ * the same. jhash2() of the key made a timeout() + untimeout() pair 40-70
+ * ns dearer under TCG (Documentation/benchmarks.rst).
+ */
 static u32 to_bucket_of(const struct callout_key *key)
 {
-	return jhash2((const u32 *)key, sizeof(*key) / sizeof(u32),
-		      to_hash_seed) >> (32 - to_hash_bits);
+	u64 h = ((uintptr_t)key->owner ^ to_hash_seed) * GOLDEN_RATIO_64;
+
+	h = (h ^ key->func) * GOLDEN_RATIO_64;
+	return hash_64(h ^ key->arg, to_hash_bits);
 }
 
 static spinlock_t *to_lock(u32 bucket)
@@ -178,6 +194,7 @@ static void __to_unlink(struct callout_to *to)
 	spin_lock(to_lock(to->bucket));
 	/* ->next kept: a walk on @to goes on (to a nulls marker, at worst). */
 	hlist_nulls_del_init_rcu(&to->h.node);
+	WRITE_ONCE(to_table[to->bucket].len, to_table[to->bucket].len - 1);
 	spin_unlock(to_lock(to->bucket));
 }
 
@@ -187,7 +204,8 @@ static void __to_link(struct callout_to *to, u32 bucket)
 	to->bucket = bucket;
 	spin_lock(to_lock(bucket));
 	/* A release: a walk that finds @to reads its new key. */
-	hlist_nulls_add_head_rcu(&to->h.node, &to_table[bucket]);
+	hlist_nulls_add_head_rcu(&to->h.node, &to_table[bucket].head);
+	WRITE_ONCE(to_table[bucket].len, to_table[bucket].len + 1);
 	spin_unlock(to_lock(bucket));
 }
 
@@ -202,14 +220,16 @@ static int to_index_init(void)
 				  GFP_KERNEL);
 	if (!to_table)
 		return -ENOMEM;
-	for (i = 0; i < 1U << to_hash_bits; i++)
-		INIT_HLIST_NULLS_HEAD(&to_table[i], i);
+	for (i = 0; i < 1U << to_hash_bits; i++) {
+		INIT_HLIST_NULLS_HEAD(&to_table[i].head, i);
+		to_table[i].len = 0;
+	}
 	if (alloc_bucket_spinlocks(&to_locks, &to_lock_mask,
 				   1U << to_hash_bits, 32, GFP_KERNEL)) {
 		kvfree(to_table);
 		return -ENOMEM;
 	}
-	to_hash_seed = get_random_u32();
+	to_hash_seed = get_random_u64();
 	return 0;
 }
 
@@ -254,7 +274,7 @@ void callout_hash_stats(u64 *entries, u64 *longest_chain)
 			rcu_read_lock();
 		}
 		len = 0;
-		hlist_nulls_for_each_entry_rcu(to, pos, &to_table[i], h.node) {
+		hlist_nulls_for_each_entry_rcu(to, pos, &to_table[i].head, h.node) {
 			len++;
 			sum += READ_ONCE(to->state) == TO_ARMED;
 		}
@@ -487,7 +507,8 @@ static bool has_key(const struct callout_hashed *h,
 /*
  * How many armings of @key @bucket holds, up to CALLOUT_HASH_MAX_DUPS;
  * under RCU. Racy: arms of the one key at the same moment on other CPUs
- * may each count the others out.
+ * may each count the others out. A bucket shorter than the cap holds
+ * fewer, and that is every bucket but a few: no walk then.
  */
 static unsigned int to_count_key(const struct callout_key *key, u32 bucket)
 {
@@ -495,9 +516,12 @@ static unsigned int to_count_key(const struct callout_key *key, u32 bucket)
 	struct callout_to *to;
 	unsigned int n;
 
+	if (READ_ONCE(to_table[bucket].len) < CALLOUT_HASH_MAX_DUPS)
+		return 0;
 restart:
 	n = 0;
-	hlist_nulls_for_each_entry_rcu(to, pos, &to_table[bucket], h.node)
+	hlist_nulls_for_each_entry_rcu(to, pos, &to_table[bucket].head,
+				       h.node)
 		if (has_key(&to->h, key) &&
 		    READ_ONCE(to->state) == TO_ARMED &&
 		    ++n >= CALLOUT_HASH_MAX_DUPS)
@@ -603,7 +627,8 @@ int callout_to_cancel(struct callout_owner *o, u64 func, u64 arg)
 	 */
 	rcu_read_lock_bh();
 restart:
-	hlist_nulls_for_each_entry_rcu(to, pos, &to_table[bucket], h.node) {
+	hlist_nulls_for_each_entry_rcu(to, pos, &to_table[bucket].head,
+				       h.node) {
 		/* A racy look first: an idle one costs no base lock. */
 		if (READ_ONCE(to->state) == TO_ARMED &&
 		    has_key(&to->h, &key) &&
