@@ -23,20 +23,6 @@
 
 #define MS		1000000ULL
 
-/* Read up to @max events, waiting at most @ms for the first. */
-static int read_events(int fd, struct callout_event *ev, int max, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	ssize_t n;
-
-	if (poll(&p, 1, ms) <= 0)
-		return 0;
-	n = read(fd, ev, max * sizeof(*ev));
-	if (n < 0)
-		return -errno;
-	return n / sizeof(*ev);
-}
-
 /* A value of /sys/kernel/debug/callout/stats, or -1. */
 static long long stat_value(const char *key)
 {
@@ -129,7 +115,7 @@ TEST_F(dev, set_fires_once)
 		return;
 	ASSERT_EQ(0, set_callout(self->fd, 20 * MS, 0, 0x1234, &h));
 	EXPECT_NE(0, h);
-	ASSERT_EQ(1, read_events(self->fd, ev, 4, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, ev, 4, 5000));
 	EXPECT_EQ(h, ev[0].handle);
 	EXPECT_EQ(0x1234, ev[0].cookie);
 	EXPECT_EQ(0, ev[0].arg);
@@ -139,7 +125,7 @@ TEST_F(dev, set_fires_once)
 	EXPECT_LE(ev[0].expires_ns, ev[0].fired_ns);
 	EXPECT_LE(ev[0].fired_ns, now_ns());
 	/* Once: nothing more, and it is no longer pending. */
-	EXPECT_EQ(0, read_events(self->fd, ev, 4, 60));
+	EXPECT_EQ(0, callout_read_events(self->fd, ev, 4, 60));
 	EXPECT_EQ(-ENOENT, unset_callout(self->fd, h));
 }
 
@@ -205,7 +191,7 @@ TEST_F(dev, set_errors)
 	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
 	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_SET, ro));
 	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 100));
+	EXPECT_EQ(0, callout_read_events(self->fd, &ev, 1, 100));
 	munmap(ro, 4096);
 }
 
@@ -232,7 +218,7 @@ TEST_F(dev, set_efault_races_expiry)
 		efault += ioctl(self->fd, CALLOUT_IOC_SET, ro) == -1 &&
 			  errno == EFAULT;
 	EXPECT_EQ(TRIES, efault);
-	got = read_events(self->fd, ev, 8, 100);
+	got = callout_read_events(self->fd, ev, 8, 100);
 	EXPECT_EQ(0, got) {
 		TH_LOG("an event of handle %llu, which SET never gave",
 		       ev[0].handle);
@@ -268,12 +254,12 @@ TEST_F(dev, unset)
 		if (!ret)
 			break;
 		ASSERT_EQ(-ENOENT, ret);
-		ASSERT_EQ(1, read_events(self->fd, &ev, 1, 0));
+		ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 0));
 		EXPECT_EQ(h, ev.handle);
 	}
 	EXPECT_EQ(-ENOENT, unset_callout(self->fd, h));
 	/* No event for a cancelled callout, ever. */
-	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 150));
+	EXPECT_EQ(0, callout_read_events(self->fd, &ev, 1, 150));
 }
 
 TEST_F(dev, reset)
@@ -293,11 +279,11 @@ TEST_F(dev, reset)
 		if (!ret)
 			break;
 		ASSERT_EQ(-ENOENT, ret);
-		ASSERT_EQ(1, read_events(self->fd, &ev, 1, 0));
+		ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 0));
 		EXPECT_EQ(r.handle, ev.handle);
 	}
 	/* Pushed back: its one event comes at the new time, not the old. */
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000));
 	EXPECT_EQ(r.handle, ev.handle);
 	EXPECT_EQ(7, ev.cookie);
 	EXPECT_LE(at + 200 * MS, ev.fired_ns);
@@ -325,7 +311,7 @@ TEST_F(dev, timeout_untimeout)
 	t.ticks = (20 * MS + self->info.tick_ns - 1) / self->info.tick_ns;
 	before = now_ns();
 	ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000));
 	EXPECT_EQ(CALLOUT_EV_TIMEOUT, ev.flags);
 	EXPECT_EQ(0, ev.handle);
 	EXPECT_EQ(0xf00, ev.cookie);
@@ -357,7 +343,7 @@ TEST_F(dev, timeout_untimeout)
 	t.ticks = self->info.max_timeout_ns / self->info.tick_ns + 1;
 	EXPECT_EQ(-1, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
 	EXPECT_EQ(ERANGE, errno);
-	EXPECT_EQ(0, read_events(self->fd, &ev, 1, 50));
+	EXPECT_EQ(0, callout_read_events(self->fd, &ev, 1, 50));
 }
 
 /*
@@ -471,7 +457,7 @@ TEST_F(dev, fired_timeouts_leave_the_hash)
 	chain = stat_value("hash_longest_chain");
 	EXPECT_GE(CAP + SPARES, chain) TH_LOG("%d fired unread", N - got);
 	while (got < N) {
-		n = read_events(self->fd, ev, 64, 10000);
+		n = callout_read_events(self->fd, ev, 64, 10000);
 		ASSERT_LT(0, n) TH_LOG("%d of %d events", got, N);
 		got += n;
 	}
@@ -516,7 +502,7 @@ TEST_F(dev, untimeout_races_expiry)
 	}
 	/* Every fired one's event comes, once; no cancelled one's does. */
 	while (got < fired) {
-		n = read_events(self->fd, ev, ARRAY_SIZE(ev), 10000);
+		n = callout_read_events(self->fd, ev, ARRAY_SIZE(ev), 10000);
 		ASSERT_LT(0, n) TH_LOG("%d of %d events came", got, fired);
 		for (j = 0; j < n; j++) {
 			ASSERT_EQ(CALLOUT_EV_TIMEOUT, ev[j].flags);
@@ -532,7 +518,7 @@ TEST_F(dev, untimeout_races_expiry)
 			got++;
 		}
 	}
-	EXPECT_EQ(0, read_events(self->fd, ev, 1, 50));
+	EXPECT_EQ(0, callout_read_events(self->fd, ev, 1, 50));
 	/* Cancelled or read: nothing of them is counted any more. */
 	if (users >= 0)
 		EXPECT_EQ(users, stat_value("user_callouts"));
@@ -671,7 +657,7 @@ TEST_F(dev, warm_timeouts_allocate_nothing)
 	t.ticks = 1;
 	for (i = 0; i < FIRED; i++) {
 		ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_TIMEOUT, &t));
-		ASSERT_EQ(1, read_events(self->fd, &ev, 1, 10000));
+		ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 10000));
 		ASSERT_EQ(CALLOUT_EV_TIMEOUT, ev.flags);
 	}
 	trace_slab(&allocs, &frees);
@@ -798,7 +784,7 @@ TEST_F(dev, periodic_overrun)
 	armed = now_ns();
 	usleep(300000);
 	/* Unread expiries pile up in one event's overrun, not in memory. */
-	n = read_events(self->fd, ev, 64, 1000);
+	n = callout_read_events(self->fd, ev, 64, 1000);
 	ASSERT_EQ(1, n);
 	EXPECT_EQ(CALLOUT_EV_PERIODIC, ev[0].flags);
 	EXPECT_EQ(h, ev[0].handle);
@@ -810,7 +796,7 @@ TEST_F(dev, periodic_overrun)
 	 * one record a read() (read_once_per_callout).
 	 */
 	for (i = 0; i < 5; i++) {
-		n = read_events(self->fd, ev, 64, 1000);
+		n = callout_read_events(self->fd, ev, 64, 1000);
 		ASSERT_EQ(1, n);
 		EXPECT_EQ(0, (ev[0].expires_ns - last) % period);
 		EXPECT_EQ((ev[0].expires_ns - last) / period, 1 + ev[0].overrun);
@@ -827,7 +813,7 @@ TEST_F(dev, periodic_overrun)
 	 */
 	EXPECT_GE((stop - start) / period, expirations);
 	EXPECT_LE(last, armed + expirations * period);
-	EXPECT_EQ(0, read_events(self->fd, ev, 64, 3 * period / MS));
+	EXPECT_EQ(0, callout_read_events(self->fd, ev, 64, 3 * period / MS));
 	EXPECT_EQ(-ENOENT, unset_callout(self->fd, h));
 }
 
@@ -974,7 +960,7 @@ TEST_F(dev, read_once_per_callout)
 		       ev[1].handle);
 	}
 	EXPECT_EQ(a, ev[0].handle);
-	ASSERT_EQ(1, read_events(self->fd, &next, 1, 1000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &next, 1, 1000));
 	EXPECT_EQ(a, next.handle);
 	EXPECT_EQ(0, (next.expires_ns - ev[0].expires_ns) % period);
 	EXPECT_EQ((next.expires_ns - ev[0].expires_ns) / period,
@@ -998,7 +984,7 @@ TEST_F(dev, read_once_per_callout)
 	}
 	EXPECT_EQ(a, ev[0].handle);
 	EXPECT_EQ(b.handle, ev[1].handle);
-	ASSERT_EQ(1, read_events(self->fd, &next, 1, 1000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &next, 1, 1000));
 	EXPECT_EQ(a, next.handle);
 	EXPECT_EQ((next.expires_ns - ev[0].expires_ns) / period,
 		  1 + next.overrun);
@@ -1049,7 +1035,7 @@ TEST_F(dev, never_early)
 		want[i] = before + t;
 	}
 	while (total < N) {
-		n = read_events(self->fd, ev, 256, 5000);
+		n = callout_read_events(self->fd, ev, 256, 5000);
 		ASSERT_LT(0, n) TH_LOG("%d of %d events arrived", total, N);
 		for (i = 0; i < n; i++) {
 			ASSERT_GT(N, ev[i].cookie);
@@ -1090,7 +1076,7 @@ TEST_F(dev, isolation)
 	usleep(100000);
 	EXPECT_EQ(-1, read(other, &ev, sizeof(ev)));
 	EXPECT_EQ(EAGAIN, errno);
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 1000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 1000));
 	EXPECT_EQ(h, ev.handle);
 	EXPECT_EQ(0, ioctl(self->fd, CALLOUT_IOC_UNTIMEOUT, &u));
 	close(other);
@@ -1110,7 +1096,7 @@ TEST_F(dev, fork_shares_file)
 		_exit(set_callout(self->fd, 20 * MS, 0, 0xc41d, NULL) ? 1 : 0);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(0, status);
-	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	ASSERT_EQ(1, callout_read_events(self->fd, &ev, 1, 5000));
 	EXPECT_EQ(0xc41d, ev.cookie);
 }
 
@@ -1240,7 +1226,7 @@ TEST(cpu_offline_keeps_callouts)
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
 	ASSERT_EQ(1, write(ctl, "0", 1)) TH_LOG("offline: %s", strerror(errno));
 	while (total < N) {
-		n = read_events(fd, ev, 128, 5000);
+		n = callout_read_events(fd, ev, 128, 5000);
 		ASSERT_LT(0, n) TH_LOG("%d of %d events arrived", total, N);
 		for (i = 0; i < n; i++) {
 			ASSERT_GT(N, ev[i].cookie);
