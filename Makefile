@@ -149,7 +149,7 @@ CMD ?= dmesg
 vm: modules selftests
 	$(VM) run $(VM_OPTS) -- sh -c '$(CMD)'
 
-# The benchmarks in one VM boot: build/bench/<date>/ gets CSV, a Markdown
+# The benchmarks, a VM boot a repetition: build/bench/<date>/ gets CSV, a Markdown
 # table and the PNGs of Fig. 9 redrawn (Documentation/benchmarks.rst).
 bench: modules selftests tools
 	scripts/bench.sh $(BENCH_ARGS)
