@@ -4,9 +4,9 @@
 # bench.sh - make bench: the in-kernel benchmark (callout_bench.ko, from
 # bench/callout_bench.c: /sys/kernel/debug/callout/bench) and the user-space
 # one (tools/callout-bench), repeated, each repetition in a VM boot of its
-# own, peers interleaved with callout at every step; then the medians with min-max as CSV, a Markdown
-# table with the targets checked, and gnuplot PNGs (fig9.png:
-# Costello & Varghese's Fig. 9 redrawn).
+# own, peers interleaved with callout at every step; then the medians with
+# min-max as CSV, a Markdown table with the targets checked, and
+# gnuplot PNGs (fig9.png: Costello & Varghese's Fig. 9 redrawn).
 #
 # Usage: scripts/bench.sh [--quick] [--repeat N] [--out DIR]
 #   --quick     one repetition, N up to 1000 (a check that it all runs)
@@ -205,7 +205,7 @@ export CALLOUT_VM_NOBUILD=1
 # a minute more for the batched and io_uring series, and up to two minutes
 # more for the burst stall; a boot each.
 export CALLOUT_VM_TIMEOUT=${CALLOUT_VM_TIMEOUT:-$((720 + 240))}
-# vm_rc: 0, else 1 if only measurements failed, else the worst boot's.
+# vm_rc: 0; 1 if only measurements failed; else the first failed boot's.
 vm_rc=0
 : >"$out/console.log"
 for ((i = 1; i <= repeat; i++)); do
@@ -216,9 +216,7 @@ for ((i = 1; i <= repeat; i++)); do
 		grep --line-buffered -E '^bench:|FAIL'
 	rc=${PIPESTATUS[0]}
 	set -e
-	if [ "$rc" != 0 ] && { [ "$vm_rc" = 0 ] || [ "$rc" != 1 ]; }; then
-		vm_rc=$rc
-	fi
+	[ "$rc" = 0 ] || [ "$vm_rc" -gt 1 ] || vm_rc=$rc
 done
 # 1: a measurement failed (BENCH-FAIL, listed); anything else: the VM did.
 if [ "$vm_rc" != 0 ] && [ "$vm_rc" != 1 ]; then
