@@ -163,11 +163,6 @@ static __always_inline void wait_for_funcs_map(void)
 #endif
 }
 
-u64 callout_now_ns(void)
-{
-	return ktime_get_ns();
-}
-
 /**
  * callout_tick_ns() - the length of one tick of the facility
  *
@@ -416,11 +411,6 @@ void callout_init(struct callout *c)
 }
 EXPORT_SYMBOL_NS_GPL(callout_init, CALLOUT_NS);
 
-/* How callout_arm() may refuse, besides the scheme's refusals */
-#define ARM_IF_IDLE		0x1u	/* -EALREADY if @c is pending */
-#define ARM_IF_NOT_RUNNING	0x2u	/* -EBUSY if @c's func runs */
-#define ARM_IF_PENDING		0x4u	/* -ENOENT if @c is not pending */
-
 /*
  * lawn is the one scheme whose insert can refuse for want of room (a TTL
  * without a queue when every queue is in use): there a re-arm makes sure
@@ -551,8 +541,8 @@ static __always_inline int __arm(struct callout_base **basep,
 	return ret ? ret : was;
 }
 
-static int callout_arm(struct callout *c, u64 tick, u64 now,
-		       callout_func_t func, void *arg, unsigned int how)
+int callout_arm(struct callout *c, u64 tick, u64 now, callout_func_t func,
+		void *arg, unsigned int how)
 {
 	struct callout_base *base, *new;
 	unsigned long flags;
@@ -694,25 +684,6 @@ int callout_set_ns(struct callout *c, u64 expires_ns, callout_func_t func,
 	return callout_set_from(c, callout_now_ns(), expires_ns, func, arg);
 }
 EXPORT_SYMBOL_NS_GPL(callout_set_ns, CALLOUT_TW_NS);
-
-/*
- * callout_set() from @now_ns, callout_now_ns() read by the caller: for one
- * that reports the due time, @now_ns + @ticks * tick_ns, to its user.
- */
-int callout_set_ticks_from(struct callout *c, u64 now_ns, unsigned long ticks,
-			   callout_func_t func, void *arg)
-{
-	u64 now, rem;
-
-	if (ticks > callout_max_ticks)
-		return -ERANGE;
-	/*
-	 * One division: now + ticks * tick_ns rounded up to a tick boundary
-	 * is tick now + ticks, plus one unless now is on a boundary itself.
-	 */
-	now = div64_u64_rem(now_ns, callout_tick_ns_param, &rem);
-	return callout_arm(c, now + ticks + !!rem, now, func, arg, 0);
-}
 
 /**
  * callout_set() - arm a callout @ticks ticks from now (setcallout)

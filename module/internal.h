@@ -16,6 +16,7 @@
 #include <linux/percpu.h>
 #include <linux/percpu_counter.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 /* After spinlock.h: 6.12-rt's local_lock_internal.h needs spinlock_t. */
 #include <linux/local_lock.h>
 
@@ -166,8 +167,13 @@ extern struct callout_base __percpu *callout_bases;
 extern const struct tw_ops *callout_ops;
 int callout_core_init(void);
 void callout_core_exit(void);
-u64 callout_now_ns(void);
 extern u64 callout_max_ns, callout_max_ticks;
+
+/* The facility's clock: CLOCK_MONOTONIC, inline on every arming's path. */
+static inline u64 callout_now_ns(void)
+{
+	return ktime_get_ns();
+}
 
 /* The longest timeout any caller may ask for, fixed at load. */
 static inline u64 callout_max_timeout_ns(void)
@@ -188,8 +194,36 @@ static inline void __callout_init(struct callout *c)
 	c->base = raw_cpu_ptr(callout_bases);
 }
 
-int callout_set_ticks_from(struct callout *c, u64 now_ns, unsigned long ticks,
-			   callout_func_t func, void *arg);
+/* How callout_arm() may refuse, besides the scheme's refusals */
+#define ARM_IF_IDLE		0x1u	/* -EALREADY if @c is pending */
+#define ARM_IF_NOT_RUNNING	0x2u	/* -EBUSY if @c's func runs */
+#define ARM_IF_PENDING		0x4u	/* -ENOENT if @c is not pending */
+
+int callout_arm(struct callout *c, u64 tick, u64 now, callout_func_t func,
+		void *arg, unsigned int how);
+
+/*
+ * callout_set() from @now_ns, callout_now_ns() read by the caller: for one
+ * that reports the due time, @now_ns + @ticks * tick_ns, to its user.
+ * Inline, so that the old interface's arming costs no call more than
+ * callout_set()'s.
+ */
+static inline int callout_set_ticks_from(struct callout *c, u64 now_ns,
+					 unsigned long ticks,
+					 callout_func_t func, void *arg)
+{
+	u64 now, rem;
+
+	if (ticks > callout_max_ticks)
+		return -ERANGE;
+	/*
+	 * One division: now + ticks * tick_ns rounded up to a tick boundary
+	 * is tick now + ticks, plus one unless now is on a boundary itself.
+	 */
+	now = div64_u64_rem(now_ns, callout_tick_ns_param, &rem);
+	return callout_arm(c, now + ticks + !!rem, now, func, arg, 0);
+}
+
 int callout_unset_if(struct callout *c, const struct callout_key *key,
 		     const struct callout_key *want);
 int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
