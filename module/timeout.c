@@ -768,6 +768,9 @@ void callout_owner_destroy(struct callout_owner *o)
 /* The kernel's callers: one owner, its callouts from a cache of its own. */
 static struct callout_owner callout_kernel_owner;
 static struct kmem_cache *callout_kernel_cache;
+static DEFINE_PER_CPU(struct callout_to_stack, callout_kernel_front) = {
+	.bh_lock = INIT_LOCAL_LOCK(bh_lock),
+};
 
 /*
  * The kernel owner's free list: enough for a few hundred timeouts in
@@ -839,7 +842,6 @@ EXPORT_SYMBOL_NS_GPL(callout_untimeout, CALLOUT_NS);
 
 int callout_timeout_init(void)
 {
-	unsigned int cpu;
 	int ret;
 
 	callout_kernel_cache = callout_to_cache_create("callout_to",
@@ -856,15 +858,7 @@ int callout_timeout_init(void)
 			   callout_kernel_cache, GFP_ATOMIC,
 			   CALLOUT_KERNEL_MAX_FREE);
 	/* Every CPU's callers share it: a front per CPU, so no lock is shared. */
-	callout_kernel_owner.pcpu = alloc_percpu(struct callout_to_stack);
-	if (!callout_kernel_owner.pcpu) {
-		to_index_exit();
-		kmem_cache_destroy(callout_kernel_cache);
-		return -ENOMEM;
-	}
-	for_each_possible_cpu(cpu)
-		local_lock_init(&per_cpu_ptr(callout_kernel_owner.pcpu,
-					     cpu)->bh_lock);
+	callout_kernel_owner.pcpu = &callout_kernel_front;
 	return 0;
 }
 
@@ -876,7 +870,6 @@ void callout_timeout_exit(void)
 {
 	callout_owner_drain(&callout_kernel_owner, true);
 	callout_owner_destroy(&callout_kernel_owner);
-	free_percpu(callout_kernel_owner.pcpu);
 	to_index_exit();
 	/* It waits for RCU readers of its objects first (TYPESAFE_BY_RCU). */
 	kmem_cache_destroy(callout_kernel_cache);
