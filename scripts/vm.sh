@@ -40,6 +40,9 @@
 #   CALLOUT_VM_ACCEL    kvm to use KVM (default tcg: a /dev/kvm may not work)
 #   CALLOUT_VM_NOBUILD  1: do not run make first (the Makefile's targets set it)
 #   CALLOUT_VM_LOGDIR   keep console.log and dmesg.log of a run there
+#   CALLOUT_VM_MONITOR  a socket path: QEMU's monitor listens there, to ask
+#                       a guest that hangs without a word where its vCPUs
+#                       are (`info registers -a`)
 #   CALLOUT_CACHE       kernels and linux-source files (see deps.sh)
 set -euo pipefail
 
@@ -418,10 +421,13 @@ main() {
 	fi
 
 	limit=${CALLOUT_VM_TIMEOUT:-600}
+	local monitor=none
+	[ -z "${CALLOUT_VM_MONITOR:-}" ] ||
+		monitor="unix:$CALLOUT_VM_MONITOR,server=on,wait=off"
 	: >"$work/dmesg.log"
 	{
 		qrc=0
-		timeout -k 10 "$limit" "${qemu[@]}" -monitor none \
+		timeout -k 10 "$limit" "${qemu[@]}" -monitor "$monitor" \
 			-serial stdio -serial "file:$work/dmesg.log" </dev/null ||
 			qrc=$?
 		echo "$qrc" >"$work/qemu.rc"
