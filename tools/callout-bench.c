@@ -1337,7 +1337,20 @@ static long long read_ticks_run(void)
 	return v;
 }
 
-#define EV "/sys/kernel/tracing/events/timer/hrtimer_expire_entry/"
+#define TRACING "/sys/kernel/tracing/"
+#define EV TRACING "events/timer/hrtimer_expire_entry/"
+
+/*
+ * options/record-cmd as the idle test found it, "0" or "1". With it on,
+ * each enable and disable of an event also hooks or unhooks sched_switch,
+ * which patches that static key's site in __schedule(), run by every CPU
+ * all the time. Under TCG (QEMU 7.2) such a patch has left both vCPUs
+ * taking an int3 there that memory no longer held, in a loop, interrupts
+ * off (make bench, 2026-11-29; trace_test.c's Oops on 6.12-rt was the
+ * same). The test counts events and never names a task: it turns task
+ * names off while it runs.
+ */
+static const char *record_cmd;
 
 static int write_file(const char *path, const char *s)
 {
@@ -1350,7 +1363,10 @@ static int write_file(const char *path, const char *s)
 	return ok ? 0 : -1;
 }
 
-/* Filter hrtimer_expire_entry to callout_tick; 0 or -1 (no tracing). */
+/*
+ * Filter hrtimer_expire_entry to callout_tick, with task names off (see
+ * record_cmd); 0 or -1 (no tracing).
+ */
 static int trace_setup(void)
 {
 	char line[512], filter[128] = "";
@@ -1368,8 +1384,15 @@ static int trace_setup(void)
 				 addr);
 	}
 	fclose(f);
-	if (!*filter || write_file(EV "filter", filter) ||
-	    write_file("/sys/kernel/tracing/trace", ""))
+	if (!*filter)
+		return -1;
+	f = fopen(TRACING "options/record-cmd", "r");
+	if (!f)
+		return -1;
+	record_cmd = fgetc(f) == '0' ? "0" : "1";
+	fclose(f);
+	if (write_file(TRACING "options/record-cmd", "0") ||
+	    write_file(EV "filter", filter) || write_file(TRACING "trace", ""))
 		return -1;
 	return 0;
 }
@@ -1381,14 +1404,14 @@ static long long trace_count(int ok, u64 secs)
 	long long count = 0;
 	FILE *f;
 
-	if (ok || write_file("/sys/kernel/tracing/trace", "") ||
+	if (ok || write_file(TRACING "trace", "") ||
 	    write_file(EV "enable", "1")) {
 		sleep(secs);
 		return -1;
 	}
 	sleep(secs);
 	write_file(EV "enable", "0");
-	f = fopen("/sys/kernel/tracing/trace", "r");
+	f = fopen(TRACING "trace", "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
@@ -1434,6 +1457,8 @@ static void run_idle(void)
 	close(fd);
 	printf("\n");
 	write_file(EV "filter", "0\n");
+	if (record_cmd)
+		write_file(TRACING "options/record-cmd", record_cmd);
 }
 
 /*
