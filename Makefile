@@ -8,10 +8,10 @@
 #                                Debian's linux-headers-amd64, not -rt or
 #                                -cloud, never uname -r)
 #   make check                   every test; ends with "N passed, N failed"
-#   make check-matrix            make check on 6.1, 6.12, 6.12-rt and sid's
-#                                newest 7.x and 7.x-rt
+#   make check-matrix            make check on 6.1, 6.12, 6.12-rt and the
+#                                newest released 7.x and 7.x-rt Debian has
 #   make dkms-check              the README's DKMS commands on 6.1, 6.12 and
-#                                sid's newest 7.x
+#                                the newest released 7.x
 #   make fresh-check             make demo and make check on new Debian 12
 #                                and 13 roots (debootstrap; as root)
 #   make check-debug             the VM suite under the debug kernel (KASAN,
@@ -30,9 +30,10 @@ KVER ?= $(shell scripts/deps.sh --print-kver)
 # A kernel built from source can be used by linking its tree to
 # $(CALLOUT_CACHE)/kernels/<kver>/build beside its vmlinuz.
 KDIR ?= $(or $(wildcard $(CALLOUT_CACHE)/kernels/$(KVER)/build),/usr/src/linux-headers-$(KVER))
-# A kernel whose headers need a newer Debian than this one's (Linux 7.x, from
-# sid) is built against in a sid build root made by deps.sh: KDIR is a path
-# in that root, and KRUN runs the kernel's make there (directly otherwise).
+# A kernel whose headers need a newer Debian's compiler than this one's
+# (Linux 7.x from trixie-backports or sid) is built against in a build root
+# of that release made by deps.sh: KDIR is a path in that root, and KRUN runs
+# the kernel's make there (directly otherwise).
 KRUN = scripts/buildroot.sh run $(KVER)
 
 # The kernel deps.sh and vm.sh are asked for: only one named by the user.
@@ -82,9 +83,11 @@ check:
 	$(if $(user_kver),KVER=$(user_kver)) scripts/check.sh
 
 # make check on every kernel of `scripts/deps.sh --print-matrix` (the
-# default 6.1, 6.12, 6.12-rt, sid's newest 7.x and 7.x-rt), the scheme tests only
-# on the first; one summary line per kernel at the end (its counts and
-# time), and the status of the worst. A kernel that cannot be found fails.
+# default 6.1, 6.12, 6.12-rt, the newest released 7.x and 7.x-rt of
+# bookworm-backports, trixie-backports and sid), the scheme tests only on
+# the first; one summary line per kernel at the end (its headers' package
+# version, counts and time), and the status of the worst. A kernel that
+# cannot be found fails.
 check-matrix: deps
 	@mkdir -p build; rc=0; schemes=1; : >build/check-matrix.txt; \
 	kvers=$$($(DEPS) --print-matrix) || exit 1; \
@@ -93,7 +96,8 @@ check-matrix: deps
 		{ CHECK_SCHEMES=$$schemes KVER=$$k scripts/check.sh; echo $$? >build/check-matrix.rc; } | \
 			tee build/check-matrix.log; \
 		[ "$$(cat build/check-matrix.rc)" = 0 ] || rc=1; schemes=0; \
-		echo "$$k: $$(tail -n 1 build/check-matrix.log) ($$(($$(date +%s) - t0)) s)" \
+		echo "$$k ($$(scripts/buildroot.sh version $$k)): $$(tail -n 1 build/check-matrix.log)" \
+			"($$(($$(date +%s) - t0)) s)" \
 			>>build/check-matrix.txt; \
 	done; \
 	echo "## check-matrix $$(git rev-parse --short HEAD 2>/dev/null) $$(date -u +%F)"; \

@@ -14,8 +14,10 @@
 #                                           needs, plus headers and a VM image
 #                                           for each KVER (default: see
 #                                           --print-kver); for a kernel only
-#                                           sid has (Linux 7.x), a sid build
-#                                           root with its headers instead
+#                                           Debian's newer suites have
+#                                           (backports, sid, experimental),
+#                                           its headers from there, on the
+#                                           host or in a build root
 #                                           (scripts/buildroot.sh)
 #        scripts/deps.sh --packages [KVER]...
 #                                           the packages only (root's part;
@@ -33,8 +35,10 @@
 #                                           default, then the newest 6.12
 #                                           generic and 6.12 -rt (installed,
 #                                           else the newest apt knows), then
-#                                           sid's newest generic and -rt
-#                                           (Linux 7.x); each once
+#                                           the newest released generic and
+#                                           -rt of bookworm-backports,
+#                                           trixie-backports and sid (today
+#                                           Linux 7.3.4); each once
 #        scripts/deps.sh --print-ksrc       print the linux-source tarball the
 #                                           cache's files come from
 #
@@ -193,11 +197,12 @@ have_headers() {
 	[ -d "/usr/src/linux-headers-$1" ] || [ -d "$cache/kernels/$1/build" ]
 }
 
-# The kernels of KVERS whose headers only sid has (buildroot.sh need): built
-# in a sid root. Asked once, before anything is installed.
-sid_kvers=()
-is_sid() {
-	[[ " ${sid_kvers[*]} " = *" $1 "* ]]
+# The kernels of KVERS whose headers only Debian's newer suites have
+# (buildroot.sh need): installed from there or built in a root of their
+# release. Asked once, before anything is installed.
+newer_kvers=()
+is_newer() {
+	[[ " ${newer_kvers[*]} " = *" $1 "* ]]
 }
 
 kvers=()
@@ -213,7 +218,8 @@ for arg in "$@"; do
 		for f in amd64 rt-amd64; do
 			k=$("$top/scripts/buildroot.sh" newest "$f") || exit 1
 			if [ -z "$k" ]; then
-				echo "deps: sid has no kernel of flavour $f" >&2
+				echo "deps: no released kernel of flavour $f in" \
+					"bookworm-backports, trixie-backports or sid" >&2
 				exit 1
 			fi
 			m+=$'\n'$k
@@ -236,7 +242,7 @@ pkgs_to_install() {
 	missing_pkgs "${base_pkgs[@]}" "${rel[@]}"
 	[ ${#rel[@]} -gt 0 ] || echo "?"
 	for k in "${kvers[@]}"; do
-		have_headers "$k" || is_sid "$k" || echo "linux-headers-$k"
+		have_headers "$k" || is_newer "$k" || echo "linux-headers-$k"
 	done
 }
 
@@ -249,14 +255,14 @@ cache_ready() {
 	for k in "$k" "${kvers[@]}"; do
 		[ -f "$cache/kernels/$k/vmlinuz" ] || return 1
 	done
-	for k in "${sid_kvers[@]}"; do
+	for k in "${newer_kvers[@]}"; do
 		"$top/scripts/buildroot.sh" ready "$k" || return 1
 	done
 }
 
 for k in "${kvers[@]}"; do
 	if ! have_headers "$k" && "$top/scripts/buildroot.sh" need "$k"; then
-		sid_kvers+=("$k")
+		newer_kvers+=("$k")
 	fi
 done
 
@@ -350,16 +356,18 @@ download() {
 # into $cache/kernels/KVER
 fetch_kernel() {
 	local kver=$1 dir=$cache/kernels/$1 tmp deb f
-	local -a apt=() # sid's apt for a sid kernel, else the host's
+	local -a apt=() # our suites' apt for a newer kernel, else the host's
 	[ -f "$dir/vmlinuz" ] && return 0
-	is_sid "$kver" && apt=("$top/scripts/buildroot.sh")
+	is_newer "$kver" && apt=("$top/scripts/buildroot.sh")
 	tmp=$(mktemp -d)
 	logged "$log" "downloading linux-image-$kver for the VM" \
 		download "$tmp" "$kver" "${apt[@]}" || {
-		is_sid "$kver" && exit 1
+		is_newer "$kver" && exit 1
 		apt_update
 		logged "$log" "downloading linux-image-$kver for the VM" \
-			download "$tmp" "$kver" "${apt[@]}"
+			download "$tmp" "$kver" ||
+			logged "$log" "downloading linux-image-$kver from Debian's newer suites" \
+			download "$tmp" "$kver" "$top/scripts/buildroot.sh"
 	}
 	for deb in "$tmp"/*.deb; do
 		dpkg -x "$deb" "$tmp/root"
@@ -381,7 +389,7 @@ fetch_kernel() {
 for kver in "${kvers[@]}"; do
 	fetch_kernel "$kver"
 done
-for kver in "${sid_kvers[@]}"; do
+for kver in "${newer_kvers[@]}"; do
 	"$top/scripts/buildroot.sh" create "$kver"
 done
 

@@ -13,9 +13,10 @@
 #   dkms           gets --dkmstree, --sourcetree, --installtree, and
 #                  --no-depmod where it would run depmod
 #   rm /usr/src/X  removes X from the throwaway source tree instead
-#   dkms, Linux 7.x  a kernel whose headers only Debian sid has is built for
-#                  in its sid build root (scripts/buildroot.sh): dkms runs
-#                  there, with that root's DKMS, compiler and signing key
+#   dkms, Linux 7.x  a kernel whose headers need a newer Debian's compiler
+#                  (trixie-backports, sid) is built for in its build root
+#                  (scripts/buildroot.sh): dkms runs there, with that root's
+#                  DKMS, compiler and signing key
 #   modprobe       cannot run here (this host cannot load modules, nor boot
 #                  another kernel): it runs in the test VM booting the kernel,
 #                  with the DKMS-installed callout.ko in its /lib/modules
@@ -30,7 +31,7 @@
 #
 # Usage: scripts/dkms-check.sh [KVER]...   (default: the generic kernels
 #                                          of deps.sh --print-matrix: 6.1,
-#                                          6.12 and sid's newest 7.x)
+#                                          6.12 and the newest released 7.x)
 # Environment: DKMS  the dkms to run (default: the one on PATH), e.g. another
 #                    release's script, to try the recipe on that DKMS
 set -euo pipefail
@@ -205,7 +206,7 @@ fi
 
 for k in "${kvers[@]}"; do
 	mkdir -p "$tmp/$k/dkms" "$tmp/$k/src" "$tmp/$k/lib/modules/$k"
-	# The kernel's root: / here, or its sid build root, where dkms runs.
+	# The kernel's root: / here, or its build root, where dkms runs.
 	kroot=$("$top/scripts/buildroot.sh" root "$k")
 	# As /lib/modules/KVER has them: DKMS 3.2 looks for the headers there.
 	# 7.x's links are relative: resolved in the root, named as from inside.
