@@ -156,7 +156,7 @@ vm: modules selftests
 # The benchmarks, a VM boot a repetition: build/bench/<date>/ gets CSV, a Markdown
 # table and the PNGs of Fig. 9 redrawn (Documentation/benchmarks.rst).
 bench: modules selftests tools
-	scripts/bench.sh $(BENCH_ARGS)
+	scripts/bench.sh $(if $(user_kver),--kernel $(user_kver)) $(BENCH_ARGS)
 
 # Instructions per insert/remove/tick of every scheme, in user space
 # (callgrind): results/bench-schemes.{csv,md}.

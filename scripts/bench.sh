@@ -8,8 +8,10 @@
 # min-max as CSV, a Markdown table with the issue's targets checked, and
 # gnuplot PNGs (fig9.png: Costello & Varghese's Fig. 9 redrawn).
 #
-# Usage: scripts/bench.sh [--quick] [--repeat N] [--out DIR]
+# Usage: scripts/bench.sh [--quick] [--repeat N] [--out DIR] [--kernel KVER]
 #   --quick     one repetition, N up to 1000 (a check that it all runs)
+#   --kernel K  build for and boot kernel K (make bench KVER=K; default:
+#               deps.sh --print-kver)
 #   --repeat N  repetitions (default 3)
 #   --out DIR   results folder (default build/bench/<date>-<time>)
 #
@@ -45,12 +47,13 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-repeat=3 quick=0 out=''
+repeat=3 quick=0 out='' kver=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 repeat=1; shift ;;
 	--repeat) repeat=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--kernel) kver=$2; shift 2 ;;
 	-h|--help) sed -n '4,30s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -199,7 +202,7 @@ EOF
 chmod +x "$guest"
 
 echo "bench: building callout.ko and tools, results in ${out#"$top"/}"
-make -s modules tools >/dev/null
+make -s ${kver:+KVER="$kver"} modules tools >/dev/null
 export CALLOUT_VM_NOBUILD=1
 # About 200 s a repetition here (2 vCPUs under TCG, a shared host), up to
 # a minute more for the batched and io_uring series, and up to two minutes
@@ -210,7 +213,7 @@ vm_rc=0
 : >"$out/console.log"
 for ((i = 1; i <= repeat; i++)); do
 	set +e
-	scripts/vm.sh run --smp 2 --mem 3072 --add build/tools/callout-bench \
+	scripts/vm.sh run ${kver:+--kernel "$kver"} --smp 2 --mem 3072 --add build/tools/callout-bench \
 		--add "$guest" -- sh /add/bench-guest.sh "$i" "$i" 2>&1 |
 		stdbuf -oL tr -d '\r' | tee -a "$out/console.log" |
 		grep --line-buffered -E '^bench:|FAIL'
