@@ -173,6 +173,8 @@ self_suite() {
 		'[    1.000000] BUG: kernel NULL pointer dereference, address: 0000000000000008'
 		'[    1.000000] Oops: 0002 [#1] PREEMPT SMP NOPTI'
 		'[    1.000000] BUG: KASAN: slab-use-after-free in callout_stop+0x1/0x2'
+		'[    1.000000] BUG: KFENCE: use-after-free read in uc_fire+0x1/0x2'
+		'[    1.000000] BUG: KCSAN: data-race in callout_tick / uc_read'
 		'[    1.000000] UBSAN: shift-out-of-bounds in schemes/tw.c:12:3'
 		'[    1.000000] WARNING: possible circular locking dependency detected'
 		'[  130.000000] INFO: task kworker/0:1:12 blocked for more than 120 seconds.'

@@ -19,8 +19,12 @@
 #          124 the wall-clock limit ($CALLOUT_VM_TIMEOUT s, default 600) hit,
 #          125 the run was not clean: insmod or the final rmmod failed, the
 #              guest did not finish, a kernel splat (WARNING, BUG, Oops,
-#              KASAN, UBSAN, lockdep, scheduling while atomic, hung task, RCU
-#              stall, ...) in the kernel log, or a W/D/L/B taint.
+#              KASAN, KFENCE, KCSAN, UBSAN, lockdep, scheduling while atomic,
+#              hung task, RCU stall, ...) in the kernel log, or a W/D/L/B
+#              taint; or KFENCE was turned on and did not start.
+# KFENCE: a kernel built with it and sampling off (Debian's 6.12 and 7.x:
+#        CONFIG_KFENCE_SAMPLE_INTERVAL=0) boots with kfence.sample_interval=100,
+#        so that a misuse of a sampled allocation is a splat.
 # --expect-splat ERE: for a boot that plants a bug on purpose (check-debug's
 #        lockdep boot): exactly one splat line must match each ERE, every
 #        splat line must match one, and a W taint (which those may leave)
@@ -63,7 +67,7 @@ usage() {
 
 # Kernel log lines that fail a run. Only timestamped kernel lines are
 # scanned, so a test that prints "BUG:" does not trip it.
-splat_re='WARNING:|BUG:|Oops|general protection fault|Kernel panic|kernel BUG at|KASAN:|UBSAN:|kmemleak: .*suspected memory leak|possible .*locking|inconsistent lock state|scheduling while atomic|sleeping function called from invalid context|hung task|blocked for more than|self-detected stall|detected stalls|RCU stall|soft lockup|hard LOCKUP|list_(add|del) corruption|refcount_t: '
+splat_re='WARNING:|BUG:|Oops|general protection fault|Kernel panic|kernel BUG at|KASAN:|KFENCE:|KCSAN:|UBSAN:|kmemleak: .*suspected memory leak|possible .*locking|inconsistent lock state|scheduling while atomic|sleeping function called from invalid context|hung task|blocked for more than|self-detected stall|detected stalls|RCU stall|soft lockup|hard LOCKUP|list_(add|del) corruption|refcount_t: '
 
 # scan_log FILE...: print each kernel splat line, fail if there is one.
 scan_log() {
@@ -230,7 +234,8 @@ if [ -d /sys/module/callout ]; then
 		echo "vm: rmmod callout failed (refcnt $(cat /sys/module/callout/refcnt 2>/dev/null))"
 	fi
 fi
-status "rc=$rc unload=$unload tainted=$(cat /proc/sys/kernel/tainted)"
+kfence=$(sed -n 's/^enabled: *//p' /sys/kernel/debug/kfence/stats 2>/dev/null)
+status "rc=$rc unload=$unload tainted=$(cat /proc/sys/kernel/tainted) kfence=${kfence:-none}"
 EOF
 	chmod 755 "$stage/init"
 }
@@ -298,6 +303,15 @@ EOF
 	} >"$work/initramfs.cpio"
 }
 
+# kfence_param CONFIG: the command line that turns KFENCE sampling on, for
+# a kernel whose config has it built in and off; nothing otherwise.
+kfence_param() {
+	grep -qx 'CONFIG_KFENCE=y' "$1" 2>/dev/null &&
+		grep -qx 'CONFIG_KFENCE_SAMPLE_INTERVAL=0' "$1" &&
+		echo kfence.sample_interval=100
+	return 0
+}
+
 # The final verdict from the console log, the control channel and qemu's
 # status. Prints why a run is not clean; returns the exit status.
 verdict() {
@@ -329,6 +343,10 @@ verdict() {
 		echo "vm.sh: note: callout was not loaded when CMD ended; no final rmmod" >&2 ;;
 	esac
 	tainted=$(sed -n 's/.* tainted=\([0-9]*\).*/\1/p' <<<"$st")
+	if [ -n "$kfence" ] && [ "$(sed -n 's/.* kfence=\([^ ]*\).*/\1/p' <<<"$st")" != 1 ]; then
+		echo "vm.sh: FAIL: $kfence on the command line, and KFENCE was not enabled at the end" >&2
+		rc=125
+	fi
 	if [ -n "$tainted" ]; then
 		bad=$(taint_problems "$tainted")
 		# The expected splats may taint W; any other WARNING is a splat.
@@ -409,7 +427,8 @@ main() {
 
 	# TCG unless asked: a /dev/kvm can be there and still not work (nested).
 	local accel=${CALLOUT_VM_ACCEL:-tcg} append qrc=0
-	append="console=ttyS0 panic=-1 loglevel=5 ${CALLOUT_VM_APPEND:-}"
+	kfence=$(kfence_param "$cache/kernels/$kver/config")
+	append="console=ttyS0 panic=-1 loglevel=5${kfence:+ $kfence} ${CALLOUT_VM_APPEND:-}"
 	local qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu max
 		    -smp "$smp" -m "$mem" -nic none -no-reboot -display none
 		    -kernel "$kernel" -initrd "$work/initramfs.cpio"
