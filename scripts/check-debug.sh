@@ -15,10 +15,20 @@
 #
 # after one for the smoke checks, counted apart as make check does.
 #
-# Usage: scripts/check-debug.sh [--long]
+# With --kcsan (`make check-kcsan`) it boots the KCSAN kernel of
+# debug-kernel.sh --kcsan instead, runs the whole suite there with the
+# torture test for 300 s (CPU hotplug beside it) and the fuzzer for a
+# million calls, and judges KCSAN's reports from the kernel log: one that
+# names a frame of callout's modules fails the run; any other is listed in
+# the summary ("# KCSAN elsewhere: ..."), and passes. A second boot plants a
+# race (callout_client test=race) and passes only if KCSAN reports it, so a
+# detector that reports nothing is not taken for a clean run.
+#
+# Usage: scripts/check-debug.sh [--long | --kcsan]
 #   --long   the torture test for 300 s and the fuzzer for a million calls
 #            (the issue's bar); the default is a short run for every
 #            landing: 30 s of torture and the fuzzer's default 100000 calls.
+#   --kcsan  the KCSAN run above (logs in build/check-kcsan/).
 #
 # Environment:
 #   CHECK_DEBUG_TORTURE  seconds of torture_test (TORTURE_SECONDS in the guest)
@@ -35,11 +45,12 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 logs=$top/build/check-debug
 cd "$top"
 
-torture=30 fuzz=100000
+torture=30 fuzz=100000 kcsan=
 case ${1:-} in
 --long) torture=300 fuzz=1000000 ;;
+--kcsan) torture=300 fuzz=1000000 kcsan=1 logs=$top/build/check-kcsan ;;
 '') ;;
--h|--help) sed -n '3,25s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-h|--help) sed -n '3,36s/^# \{0,1\}//p' "$0"; exit 0 ;;
 *) echo "check-debug.sh: unknown argument $1" >&2; exit 2 ;;
 esac
 torture=${CHECK_DEBUG_TORTURE:-$torture}
@@ -49,7 +60,6 @@ params=${CHECK_DEBUG_PARAMS:-}
 # The fuzzer makes about 500 calls a second on the debug kernel (474 with
 # SUBMIT in it, another VM running beside, 2026-11-28): allow it 250.
 fuzz_s=$((fuzz / 250))
-export CALLOUT_VM_TIMEOUT=${CALLOUT_VM_TIMEOUT:-$((3600 + torture + fuzz_s))}
 
 # The guest's part, after the suite: kmemleak reports an object only once
 # it is older than 5 s and a scan found no reference to it, so wait, scan,
@@ -62,6 +72,12 @@ guest_script() {
 # fuzzer run longer.
 sed -i 's/^timeout=.*/timeout=$((900 + torture + fuzz_s))/' /kselftest/*/settings
 export TORTURE_SECONDS=$torture CALLOUT_FUZZ_CALLS=$fuzz
+EOF
+	if [ -n "$kcsan" ]; then
+		kcsan_guest
+		return
+	fi
+	cat <<EOF
 # KASAN's quarantine keeps freed objects: the tests' slab counts are moot.
 export CALLOUT_KASAN=1
 if [ -x /kselftest/callout/torture_test ]; then
@@ -92,6 +108,79 @@ if [ -n "\$leaks" ]; then
 	exit 1
 fi
 echo "ok 1 kmemleak: no leak after two scans (callout.ko loaded)"
+EOF
+}
+
+# The KCSAN boot's guest part, after the settings: KCSAN must be on (its
+# debugfs file says "enabled: 1") before and after the suite; its counters
+# go to the log. The reports themselves are judged on the host.
+kcsan_guest() {
+	cat <<'EOF'
+k=/sys/kernel/debug/kcsan
+grep -q '^enabled: 1' $k 2>/dev/null
+before=$?
+start=$(cut -d. -f1 /proc/uptime)
+/kselftest/run_kselftest.sh
+echo "# the suite took $(($(cut -d. -f1 /proc/uptime) - start)) s"
+sed 's/^/# kcsan: /' $k
+grep -q '^enabled: 1' $k
+after=$?
+echo "TAP version 13"
+echo "1..2"
+echo "$([ $before = 0 ] || echo 'not ')ok 1 KCSAN was enabled before the suite ($k)"
+echo "$([ $after = 0 ] || echo 'not ')ok 2 KCSAN stayed enabled through the suite"
+[ $before = 0 ] && [ $after = 0 ]
+EOF
+}
+
+# kcsan_reports LOG...: one line per KCSAN report in the kernel logs
+# (vm.sh's console.log and dmesg.log; a report printed in both is counted
+# once), "callout <title>" if a line of it names a frame of one of callout's
+# modules, else "other <title>". A report runs from its "BUG: KCSAN:" line
+# to the "====" rule that closes it.
+kcsan_reports() {
+	awk '
+		{ sub(/\r$/, ""); line = $0; sub(/^(<[0-9]+>)?\[ *[0-9]+\.[0-9]+\] /, "", line) }
+		line ~ /^BUG: KCSAN: / { title = line; sub(/^BUG: KCSAN: /, "", title); mine = 0; in_report = 1; next }
+		in_report && line ~ /\[(callout|callout_test|callout_client|callout_bench)\]/ { mine = 1 }
+		in_report && line ~ /^=+$/ {
+			in_report = 0
+			what = (mine ? "callout " : "other ") title
+			if (!seen[what]++) print what
+		}' "$@"
+}
+
+# kcsan_judge DIR: the verdict on the KCSAN reports of the logs in DIR.
+# Reports in callout's code fail (their titles go to stderr, for account);
+# others are added to the summary as "# KCSAN elsewhere: TITLE".
+kcsan_judge() {
+	local reports
+	reports=$(kcsan_reports "$1"/console.log "$1"/dmesg.log)
+	while IFS= read -r r; do
+		case $r in
+		other\ *) summary+=("# KCSAN elsewhere: ${r#other }") ;;
+		esac
+	done <<<"$reports"
+	if grep -q '^callout ' <<<"$reports"; then
+		sed -n 's/^callout /KCSAN: /p' <<<"$reports" >&2
+		return 1
+	fi
+}
+
+# race_judge DIR: the planted race's boot passes if KCSAN reported a race
+# in callout's code that names race_func.
+race_judge() {
+	kcsan_reports "$1"/console.log "$1"/dmesg.log | grep -q '^callout .*race_func' ||
+		{ echo "check-debug.sh: no KCSAN report of the planted race_func" >&2; return 1; }
+}
+
+race_script() {
+	cat <<'EOF'
+#!/bin/sh
+echo "TAP version 13"
+echo "1..1"
+insmod /lib/modules/$(uname -r)/extra/callout_client.ko test=race
+echo "$([ $? = 0 ] || echo 'not ')ok 1 insmod callout_client.ko test=race: the planted race ran"
 EOF
 }
 
@@ -173,19 +262,61 @@ EOF
 
 debug_build() {
 	local dir
-	dir=$("$top/scripts/debug-kernel.sh")
+	dir=$("$top/scripts/debug-kernel.sh" ${kcsan:+--kcsan})
 	kver=$(cat "$dir/release")
 	echo "$kver" >"$logs/kver"
 	flock "$top/build/.lock" make --no-print-directory KVER="$kver" modules selftests
 }
 
-debug_main() {
-	local start=$SECONDS rc=0 kver
-	mkdir -p "$logs"
-	passed=0 failed=0 skipped=0 summary=()
-	# shellcheck disable=SC2034 # account() (check.sh) adds to s_skipped
-	s_passed=0 s_failed=0 s_skipped=0
+# The closing lines, as make check's.
+debug_summary() {
+	echo "# ===================="
+	printf '%s\n' "${summary[@]}"
+	echo "# $skipped skipped; $((SECONDS - start)) s; logs in ${logs#"$top"/}/"
+	echo "# smoke checks: $s_passed passed, $s_failed failed"
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ] && [ "$s_failed" -eq 0 ]
+}
 
+# build_or_close WHAT: the build step; if it fails, account it as WHAT's
+# build and print the closing lines. 0 if it built.
+build_or_close() {
+	step build debug_build && return 0
+	account "$1 build" "$logs/build.log" "the build failed"
+	debug_summary
+	return 1
+}
+
+kcsan_main() {
+	local rc=0 kver
+	build_or_close "KCSAN kernel and module" || return 1
+	kver=$(cat "$logs/kver")
+	guest_script >"$logs/check-kcsan-guest.sh"
+	chmod 755 "$logs/check-kcsan-guest.sh"
+	rm -rf "$logs/suite" "$logs/race"
+	step vm env CALLOUT_VM_NOBUILD=1 CALLOUT_VM_LOGDIR="$logs/suite" \
+		scripts/vm.sh run --kernel "$kver" --smp "$smp" --mem 2048 \
+		--params "$params" --allow-splat '^(<[0-9]+>)?\[ *[0-9.]+\] BUG: KCSAN: ' \
+		--add "$logs/check-kcsan-guest.sh" -- check-kcsan-guest.sh || rc=$?
+	[ "$rc" -ne 0 ] || kcsan_judge "$logs/suite" 2>>"$logs/vm.log" || rc=1
+	account "kselftests under $kver ($smp vCPUs), no KCSAN report in callout" \
+		"$logs/vm.log" "$([ "$rc" -eq 0 ] || echo "vm.sh exited $rc or KCSAN reported callout")"
+
+	rc=0
+	race_script >"$logs/check-kcsan-race.sh"
+	chmod 755 "$logs/check-kcsan-race.sh"
+	step race env CALLOUT_VM_NOBUILD=1 CALLOUT_VM_LOGDIR="$logs/race" \
+		scripts/vm.sh run --kernel "$kver" --smp 2 --params "$params" \
+		--allow-splat '^(<[0-9]+>)?\[ *[0-9.]+\] BUG: KCSAN: ' \
+		--add "$logs/check-kcsan-race.sh" -- check-kcsan-race.sh || rc=$?
+	[ "$rc" -ne 0 ] || race_judge "$logs/race" 2>>"$logs/race.log" || rc=1
+	account "planted data race, KCSAN's report expected" "$logs/race.log" \
+		"$([ "$rc" -eq 0 ] || echo "vm.sh exited $rc or no report of race_func")"
+	debug_summary
+}
+
+debug_main() {
+	local rc=0 kver
 	if ! step build debug_build; then
 		account "debug kernel and module build" "$logs/build.log" "the build failed"
 	else
@@ -220,12 +351,19 @@ debug_main() {
 			"$logs/leave.log" "$([ "$rc" -eq 0 ] || echo "vm.sh exited $rc")"
 	fi
 
-	echo "# ===================="
-	printf '%s\n' "${summary[@]}"
-	echo "# $skipped skipped; $((SECONDS - start)) s; logs in ${logs#"$top"/}/"
-	echo "# smoke checks: $s_passed passed, $s_failed failed"
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ] && [ "$s_failed" -eq 0 ]
+	debug_summary
 }
 
-debug_main
+# Sourced (by check.sh's self-tests, for kcsan_reports): functions only.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
+export CALLOUT_VM_TIMEOUT=${CALLOUT_VM_TIMEOUT:-$((3600 + torture + fuzz_s))}
+start=$SECONDS
+mkdir -p "$logs"
+passed=0 failed=0 skipped=0 summary=()
+# shellcheck disable=SC2034 # account() (check.sh) adds to s_skipped
+s_passed=0 s_failed=0 s_skipped=0
+if [ -n "$kcsan" ]; then
+	kcsan_main
+else
+	debug_main
+fi

@@ -241,6 +241,42 @@ self_suite() {
 	else
 		echo "not ok $n vm.sh expected_splats: lets a missing, extra or second splat pass"
 	fi
+	# --allow-splat, for the KCSAN boots that judge the reports themselves.
+	local kc='[    9.000004] BUG: KCSAN: data-race in a / b'
+	n=$((n + 1))
+	if bash -c 'source "$1"; allows=("BUG: KCSAN: "); expected_splats "$2"' _ \
+		"$top/scripts/vm.sh" "$kc"$'\n'"${kc/9.000004/9.000005}" 2>/dev/null &&
+	   ! bash -c 'source "$1"; allows=("BUG: KCSAN: "); expected_splats "$2"' _ \
+		"$top/scripts/vm.sh" "$kc"$'\n'"$other" 2>/dev/null; then
+		echo "ok $n vm.sh expected_splats: --allow-splat passes its lines, any number, and no other"
+	else
+		echo "not ok $n vm.sh expected_splats: --allow-splat"
+	fi
+	# check-debug.sh --kcsan's classifier: a report naming a frame of
+	# callout's modules is callout's, printed once though both logs have it.
+	printf '%s\n' '[    7.000000] ===============' \
+		'[    7.000001] BUG: KCSAN: data-race in uc_fire [callout] / uc_read [callout]' \
+		'[    7.000002] read to 0xffff of 8 bytes by task 1 on cpu 0:' \
+		'[    7.000003]  uc_read+0x1/0x2 [callout]' \
+		'[    7.000004] ===============' \
+		'[    8.000001] BUG: KCSAN: data-race in tick_sched_do_timer / tick_nohz_idle' \
+		'[    8.000002]  tick_nohz_idle+0x1/0x2' \
+		'[    8.000003] ===============' \
+		'[    9.000001] BUG: KCSAN: data-race in hrtimer_run / hrtimer_x' \
+		'[    9.000002]  hrtimer_x+0x1/0x2' \
+		'[    9.000003]  callout_tick+0x1/0x2 [callout_test]' \
+		'[    9.000004] ===============' >"$canned"
+	cp "$canned" "$canned.2"
+	n=$((n + 1))
+	local got want
+	got=$(bash -c 'source "$1" ""; kcsan_reports "$2" "$3"' _ \
+		"$top/scripts/check-debug.sh" "$canned" "$canned.2" | tr '\n' '|')
+	want='callout data-race in uc_fire [callout] / uc_read [callout]|other data-race in tick_sched_do_timer / tick_nohz_idle|callout data-race in hrtimer_run / hrtimer_x|'
+	if [ "$got" = "$want" ]; then
+		echo "ok $n check-debug.sh kcsan_reports: callout's reports told from others, each once"
+	else
+		echo "not ok $n check-debug.sh kcsan_reports: '$got', want '$want'"
+	fi
 	n=$((n + 1))
 	printf '%s\n' 'TAP version 13' '1..3' '# selftests: callout: a' \
 		'# ok 1 a.x' '# not ok 2 a.y' '# ok 3 a.z # SKIP why' \

@@ -7,11 +7,13 @@
 #
 # Usage:
 #   scripts/vm.sh run [--add PATH]... [--smp N] [--mem MB] [--kernel KVER]
-#                     [--params 'k=v ...'] [--expect-splat ERE]... -- CMD [ARG]...
+#                     [--params 'k=v ...'] [--expect-splat ERE]...
+#                     [--allow-splat ERE]... -- CMD [ARG]...
 #   scripts/vm.sh shell [same options, no CMD]
 #
-# --kernel debug: the KASAN/lockdep/kmemleak kernel of debug-kernel.sh
-# (built first if it is not cached: 7-10 minutes).
+# --kernel debug: the KASAN/lockdep/kmemleak kernel of debug-kernel.sh;
+# --kernel kcsan: its KCSAN kernel (either built first if it is not cached:
+# 7-10 minutes).
 #
 # run:   insmod callout.ko with --params, run CMD (no shell in between: use
 #        `sh -c '...'` for pipes), rmmod callout, power off. The serial
@@ -29,6 +31,9 @@
 #        lockdep boot): exactly one splat line must match each ERE, every
 #        splat line must match one, and a W taint (which those may leave)
 #        is allowed; D/L/B still fail. Without it, any splat fails the run.
+# --allow-splat ERE: splat lines matching ERE, any number of them, do not
+#        fail the run (check-kcsan's boots, which judge KCSAN's reports
+#        themselves from the log CALLOUT_VM_LOGDIR keeps).
 # shell: the same guest with an interactive shell; `exit` powers off
 #        (Ctrl-A x quits QEMU).
 #
@@ -61,7 +66,7 @@ die() {
 }
 
 usage() {
-	sed -n '4,41s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	sed -n '4,55s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 	exit "${1:-0}"
 }
 
@@ -81,7 +86,8 @@ scan_log() {
 
 # expected_splats LINES [ERE]...: LINES are scan_log's splat lines. With no
 # ERE, fail on any of them; with EREs (--expect-splat), on a line that no
-# ERE matches, and on an ERE that matches other than exactly one line.
+# ERE matches, and on an ERE that matches other than exactly one line. A
+# line matching one of the array allows (--allow-splat) is passed over.
 # Prints why it fails.
 expected_splats() {
 	local lines=$1 re n line ok=0
@@ -89,6 +95,9 @@ expected_splats() {
 	local -A seen=()
 	while IFS= read -r line; do
 		[ -n "$line" ] || continue
+		for re in ${allows[@]+"${allows[@]}"}; do
+			grep -qE -- "$re" <<<"$line" && continue 2
+		done
 		for re in "$@"; do
 			if grep -qE -- "$re" <<<"$line"; then
 				seen[$re]=$((${seen[$re]:-0} + 1))
@@ -369,7 +378,7 @@ main() {
 	*) usage 2 >&2 ;;
 	esac
 
-	adds=() smp=2 mem=1024 kver='' params='' cmd=() expects=()
+	adds=() smp=2 mem=1024 kver='' params='' cmd=() expects=() allows=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--add) [ $# -ge 2 ] || die "--add needs a PATH"; adds+=("$2"); shift 2 ;;
@@ -378,6 +387,7 @@ main() {
 		--kernel) [ -n "${2:-}" ] || die "--kernel needs a KVER"; kver=$2; shift 2 ;;
 		--params) [ $# -ge 2 ] || die "--params needs 'k=v ...'"; params=$2; shift 2 ;;
 		--expect-splat) [ -n "${2:-}" ] || die "--expect-splat needs an ERE"; expects+=("$2"); shift 2 ;;
+		--allow-splat) [ -n "${2:-}" ] || die "--allow-splat needs an ERE"; allows+=("$2"); shift 2 ;;
 		--) shift; cmd=("$@"); break ;;
 		-h|--help) usage 0 ;;
 		*) die "unknown argument '$1' (CMD goes after --)" ;;
@@ -390,11 +400,13 @@ main() {
 		die "shell takes no CMD"
 	fi
 
-	# The debug kernel of scripts/debug-kernel.sh, built if it is not yet.
-	if [ "$kver" = debug ]; then
-		kver=$(cat "$("$top/scripts/debug-kernel.sh")/release") ||
-			die "no debug kernel (scripts/debug-kernel.sh failed)"
-	fi
+	# The kernels of scripts/debug-kernel.sh, built if they are not yet.
+	case $kver in
+	debug) kver=$(cat "$("$top/scripts/debug-kernel.sh")/release") ||
+		die "no debug kernel (scripts/debug-kernel.sh failed)" ;;
+	kcsan) kver=$(cat "$("$top/scripts/debug-kernel.sh" --kcsan)/release") ||
+		die "no KCSAN kernel (scripts/debug-kernel.sh --kcsan failed)" ;;
+	esac
 	"$top/scripts/deps.sh" --check ${kver:+"$kver"} ||
 		"$top/scripts/deps.sh" ${kver:+"$kver"} >&2
 	[ -n "$kver" ] || kver=$("$top/scripts/deps.sh" --print-kver)

@@ -54,6 +54,9 @@
  *		holding that lock. The load succeeds; lockdep must report the
  *		inversion at that call, though the func does not run then
  *		(scripts/check-debug.sh boots once for this alone).
+ * test=race	a planted data race, for a KCSAN kernel only: a func and a
+ *		reader on two CPUs touch a plain counter; KCSAN must report
+ *		it (scripts/check-debug.sh --kcsan boots once for this).
  *
  * A test that fails makes the load fail (-EINVAL) with a "callout_client:"
  * line saying why; "cpu" tells the test which CPU the callouts used.
@@ -92,7 +95,7 @@ MODULE_PARM_DESC(hold, "callouts to keep armed until unload");
 
 static char *test = "";
 module_param(test, charp, 0444);
-MODULE_PARM_DESC(test, "stall, backlog, burst, offline, rearm0, remote or inversion: run that test at load");
+MODULE_PARM_DESC(test, "stall, backlog, burst, offline, rearm0, remote, leave, inversion or race: run that test at load");
 
 static unsigned int n = 1000;
 module_param(n, uint, 0444);
@@ -791,6 +794,76 @@ static int test_inversion(void)
 	return 0;
 }
 
+/*
+ * test=race: a data race planted, for a KCSAN kernel only. A func that sets
+ * itself again every tick on the last CPU increments a plain counter, and a
+ * reader on the first CPU reads it plainly for 3 s: KCSAN must report the
+ * pair, naming race_func and race_read (scripts/check-debug.sh --kcsan
+ * boots once for this, to prove its reports reach the judge). The func
+ * stops at callout_unset_sync(); nothing of it runs after the load.
+ */
+static unsigned long race_val;
+
+static void race_func(void *arg)
+{
+	struct probe *p = arg;
+
+	race_val++;
+	callout_set(&p->c, 1, race_func, p);
+}
+
+static noinline unsigned long race_read(void)
+{
+	return race_val;
+}
+
+static long race_arm(void *arg)
+{
+	struct probe *p = arg;
+
+	callout_init(&p->c);
+	return callout_set(&p->c, 1, race_func, p);
+}
+
+static long race_reader(void *arg)
+{
+	unsigned long end = jiffies + 3 * HZ, last = 0, v;
+	long changes = 0;
+
+	while (time_before(jiffies, end)) {
+		v = race_read();
+		changes += v != last;
+		last = v;
+		cpu_relax();
+		cond_resched();
+	}
+	return changes;
+}
+
+static int test_race(void)
+{
+	unsigned int first = cpumask_first(cpu_online_mask);
+	unsigned int last = cpumask_last(cpu_online_mask);
+	struct probe *p = &probes[0];
+	long ret, seen;
+
+	if (!IS_ENABLED(CONFIG_KCSAN)) {
+		pr_err("race: needs a kernel with KCSAN\n");
+		return -EOPNOTSUPP;
+	}
+	if (first == last) {
+		pr_err("race: needs two CPUs\n");
+		return -EINVAL;
+	}
+	ret = work_on_cpu(last, race_arm, p);
+	if (ret)
+		return ret;
+	seen = work_on_cpu(first, race_reader, NULL);
+	callout_unset_sync(&p->c);
+	pr_info("race: the reader saw the counter change %ld times\n", seen);
+	return 0;
+}
+
 static int start_hold(void)
 {
 	unsigned int i;
@@ -856,6 +929,8 @@ static int __init callout_client_init(void)
 		ret = test_inversion();
 	else if (!strcmp(test, "leave"))
 		ret = test_leave();
+	else if (!strcmp(test, "race"))
+		ret = test_race();
 	else if (*test)
 		ret = -EINVAL;
 	if (!ret && hold)
