@@ -195,7 +195,8 @@ static struct callout_base *lock_base(struct callout *c, unsigned long *flags)
 		struct callout_base *base = READ_ONCE(c->base);
 
 		spin_lock_irqsave(&base->lock, *flags);
-		if (likely(base == c->base))
+		/* If @c left this base, it may move on under other locks. */
+		if (likely(base == READ_ONCE(c->base)))
 			return base;
 		spin_unlock_irqrestore(&base->lock, *flags);
 	}
@@ -470,6 +471,11 @@ static __always_inline int __arm(struct callout_base **basep,
 	int ret;
 
 	lockdep_assert_held(&base->lock);
+	if (how & ARM_KEEP_FUNC) {
+		/* Under the lock, so the pair is one arming's, never torn. */
+		func = c->func;
+		arg = c->arg;
+	}
 	pending = callout_pending(c);
 	if ((how & ARM_IF_IDLE) && pending)
 		return -EALREADY;
@@ -548,7 +554,7 @@ int callout_arm(struct callout *c, u64 tick, u64 now, callout_func_t func,
 	unsigned long flags;
 	int ret;
 
-	if (WARN_ON_ONCE(!func))
+	if (WARN_ON_ONCE(!func && !(how & ARM_KEEP_FUNC)))
 		return -EINVAL;
 	for (;;) {
 		base = lock_base(c, &flags);
@@ -623,8 +629,8 @@ int callout_refile(struct callout *c, u64 now_ns, u64 expires_ns)
 	int ret;
 
 	ret = callout_arm(c, callout_ns_to_tick_up(expires_ns),
-			  div64_u64(now_ns, callout_tick_ns_param),
-			  READ_ONCE(c->func), READ_ONCE(c->arg), ARM_IF_IDLE);
+			  div64_u64(now_ns, callout_tick_ns_param), NULL, NULL,
+			  ARM_IF_IDLE | ARM_KEEP_FUNC);
 	return ret < 0 ? ret : 0;
 }
 
@@ -929,7 +935,7 @@ static struct callout_base *batch_take_base(struct callout_batch *b,
 		return NULL;
 	spin_lock_irqsave(&base->lock, b->flags);
 	/* Pinned now; @c moves only under the lock held. */
-	if (base != this_cpu_ptr(callout_bases) || c->base != base) {
+	if (base != this_cpu_ptr(callout_bases) || READ_ONCE(c->base) != base) {
 		spin_unlock_irqrestore(&base->lock, b->flags);
 		return NULL;
 	}
@@ -1025,6 +1031,11 @@ int __callout_batch_try_unset(struct callout_batch *b, struct callout *c)
  */
 bool callout_pending(const struct callout *c)
 {
+	/*
+	 * Without the base lock its writers hold: they are plain
+	 * read-modify-writes of this aligned word, each a single store, so
+	 * a racing read sees the word before or after one of them.
+	 */
 	return READ_ONCE(c->entry.flags) &
 	       (TW_PENDING | CALLOUT_EXPIRING | CALLOUT_PARKED);
 }

@@ -430,9 +430,11 @@ static int uc_charge(struct callout_file *f)
 		/*
 		 * Far below the limit, as mostly, the approximate count
 		 * says so; __percpu_counter_compare() says it too, but is a
-		 * call on every SET.
+		 * call on every SET. The approximate count is read without
+		 * the counter's lock, racing its other CPUs' batch flushes
+		 * by design: any value it reads is within the margin below.
 		 */
-		if (percpu_counter_read(&callout_user_total) <
+		if (data_race(percpu_counter_read(&callout_user_total)) <
 		    (s64)callout_max_total - UC_TOTAL_BATCH * num_online_cpus() ||
 		    __percpu_counter_compare(&callout_user_total,
 					     callout_max_total,
@@ -502,16 +504,22 @@ static int uc_slot_alloc(struct callout_file *f, u32 idx)
 	struct page *page;
 	int err;
 
-	if (!genradix_ptr_alloc(&f->slots, idx, UC_GFP))
+	if (!genradix_ptr_alloc(&f->slots, idx, UC_GFP)) {
+		callout_alloc_failed(CALLOUT_ALLOC_HANDLES);
 		return -ENOMEM;
+	}
 	if (xa_load(&f->due_pages, pg))
 		return 0;
 	page = alloc_page(UC_GFP | __GFP_ZERO);
-	if (!page)
+	if (!page) {
+		callout_alloc_failed(CALLOUT_ALLOC_DUE_PAGE);
 		return -ENOMEM;
+	}
 	err = xa_insert(&f->due_pages, pg, page, UC_GFP);
 	if (err)
 		__free_page(page);
+	if (err == -ENOMEM)
+		callout_alloc_failed(CALLOUT_ALLOC_DUE_INDEX);
 	/* -EBUSY: another SET put one there first. */
 	return err == -EBUSY ? 0 : err;
 }
@@ -582,6 +590,7 @@ static struct ucallout *__uc_get(struct callout_file *f,
 		uc = kmem_cache_alloc(ucallout_cache, UC_GFP);
 		spin_lock_bh(&f->lock);
 		if (!uc) {
+			callout_alloc_failed(CALLOUT_ALLOC_CALLOUT);
 			__uc_slot_free(f, s);
 			err = -ENOMEM;
 			goto uncharge;
@@ -1828,8 +1837,10 @@ static int callout_open(struct inode *inode, struct file *file)
 	struct callout_file *f;
 
 	f = kzalloc(sizeof(*f), UC_GFP);
-	if (!f)
+	if (!f) {
+		callout_alloc_failed(CALLOUT_ALLOC_FILE);
 		return -ENOMEM;
+	}
 	spin_lock_init(&f->lock);
 	genradix_init(&f->slots);
 	f->nr_slots = 1;	/* handles are never 0 */

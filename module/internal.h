@@ -198,6 +198,8 @@ static inline void __callout_init(struct callout *c)
 #define ARM_IF_IDLE		0x1u	/* -EALREADY if @c is pending */
 #define ARM_IF_NOT_RUNNING	0x2u	/* -EBUSY if @c's func runs */
 #define ARM_IF_PENDING		0x4u	/* -ENOENT if @c is not pending */
+/* Arm with @c's own func and arg, read under the base lock (callout_refile) */
+#define ARM_KEEP_FUNC		0x8u
 
 int callout_arm(struct callout *c, u64 tick, u64 now, callout_func_t func,
 		void *arg, unsigned int how);
@@ -427,6 +429,27 @@ struct callout_op_counts {
 	u64 untimeout;
 };
 DECLARE_PER_CPU(struct callout_op_counts, callout_op_counts);
+
+/*
+ * Where an allocation for a caller can fail, each failure counted once
+ * (debugfs alloc_failures): the caller sees -ENOMEM for every one.
+ */
+enum callout_alloc_site {
+	CALLOUT_ALLOC_FILE,		/* open(): the file */
+	CALLOUT_ALLOC_HANDLES,		/* SET: the handle table's part */
+	CALLOUT_ALLOC_DUE_PAGE,		/* SET: a page of the due table */
+	CALLOUT_ALLOC_DUE_INDEX,	/* SET: the due table's index */
+	CALLOUT_ALLOC_CALLOUT,		/* SET: the user callout */
+	CALLOUT_ALLOC_TIMEOUT,		/* TIMEOUT, timeout(): the callout */
+	CALLOUT_ALLOC_NR
+};
+
+extern atomic_long_t callout_alloc_failures[CALLOUT_ALLOC_NR];
+
+static inline void callout_alloc_failed(enum callout_alloc_site site)
+{
+	atomic_long_inc(&callout_alloc_failures[site]);
+}
 
 /* stats.c */
 void callout_stats_sum(struct callout_cpu_stats *total);

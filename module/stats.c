@@ -9,6 +9,7 @@
 #include "internal.h"
 
 DEFINE_PER_CPU(struct callout_op_counts, callout_op_counts);
+atomic_long_t callout_alloc_failures[CALLOUT_ALLOC_NR];
 
 static struct dentry *callout_debugfs;
 
@@ -29,7 +30,12 @@ static void snapshot_cpu(unsigned int cpu, struct callout_snapshot *s)
 	s->wheel = base->wheel.stats;
 	s->pending = base->wheel.nr_pending;
 	spin_unlock_irq(&base->lock);
-	s->ops = *per_cpu_ptr(&callout_op_counts, cpu);
+	/*
+	 * Each counter is a word its CPU increments with this_cpu_inc(),
+	 * under no lock: a copy racing an increment reads the old or the new
+	 * value of each, which is all a statistic promises.
+	 */
+	s->ops = data_race(*per_cpu_ptr(&callout_op_counts, cpu));
 }
 
 static void snapshot_add(struct callout_snapshot *t,
@@ -193,11 +199,34 @@ static int wheel_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(wheel);
 
+static const char *const alloc_site_names[CALLOUT_ALLOC_NR] = {
+	[CALLOUT_ALLOC_FILE]		= "file",
+	[CALLOUT_ALLOC_HANDLES]		= "handle_table",
+	[CALLOUT_ALLOC_DUE_PAGE]	= "due_page",
+	[CALLOUT_ALLOC_DUE_INDEX]	= "due_index",
+	[CALLOUT_ALLOC_CALLOUT]		= "callout",
+	[CALLOUT_ALLOC_TIMEOUT]		= "timeout",
+};
+
+/* "site: failures" for every allocation site of callout_alloc_site. */
+static int alloc_failures_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < CALLOUT_ALLOC_NR; i++)
+		seq_printf(m, "%s: %ld\n", alloc_site_names[i],
+			   atomic_long_read(&callout_alloc_failures[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(alloc_failures);
+
 void callout_debugfs_init(void)
 {
 	callout_debugfs = debugfs_create_dir("callout", NULL);
 	debugfs_create_file("stats", 0400, callout_debugfs, NULL, &stats_fops);
 	debugfs_create_file("wheel", 0400, callout_debugfs, NULL, &wheel_fops);
+	debugfs_create_file("alloc_failures", 0400, callout_debugfs, NULL,
+			    &alloc_failures_fops);
 }
 
 void callout_debugfs_exit(void)

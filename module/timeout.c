@@ -420,8 +420,10 @@ static struct callout_to *to_alloc(struct callout_owner *o)
 	struct callout_to *to;
 
 	to = kmem_cache_alloc(o->cache, o->gfp | __GFP_NOWARN);
-	if (!to)
+	if (!to) {
+		callout_alloc_failed(CALLOUT_ALLOC_TIMEOUT);
 		return NULL;
+	}
 	/* Not ->c nor ->h: the constructor's, kept across reuse (the top). */
 	to->owner = o;
 	spin_lock_bh(&o->lock);
@@ -692,7 +694,8 @@ unsigned long callout_owner_drain(struct callout_owner *o, bool warn)
 	bool was;
 
 	spin_lock_bh(&o->lock);
-	o->closing = true;
+	/* Read without the lock by __callout_to_put()'s per-CPU fast path. */
+	WRITE_ONCE(o->closing, true);
 	idle = o->free;
 	o->free = NULL;
 	o->nr_free = 0;
