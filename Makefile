@@ -16,6 +16,10 @@
 #                                and 13 roots (debootstrap; as root)
 #   make check-debug             the VM suite under the debug kernel (KASAN,
 #                                lockdep, kmemleak...; built once, 7-10 min)
+#   make check-kcsan             the VM suite, 5 min of torture and 10^6
+#                                fuzzer calls under KCSAN (its own kernel)
+#   make check-faults            torture and fuzzer in the debug kernel with
+#                                callout's allocations and copies failing
 #   make demo / make shell       the VM, scripted / interactive
 
 CALLOUT_CACHE ?= $(CURDIR)/.cache
@@ -52,7 +56,8 @@ KSFT_SRC := $(CALLOUT_CACHE)/linux-source/tools/testing/selftests
 KSFT_INSTALL := $(CURDIR)/build/kselftest
 
 .PHONY: all modules selftests tools bench bench-schemes bench-core clean deps check check-matrix \
-	dkms-check fresh-check demo shell vm lint help debug-kernel check-debug check-debug-long
+	dkms-check fresh-check demo shell vm lint help debug-kernel check-debug check-debug-long \
+	check-kcsan check-faults
 
 all: modules
 
@@ -124,6 +129,14 @@ check-debug:
 check-debug-long:
 	scripts/check-debug.sh --long
 
+# The same suite under the KCSAN kernel, judged on its race reports.
+check-kcsan:
+	scripts/check-debug.sh --kcsan
+
+# Torture and fuzzer in the debug kernel, callout's allocations failing.
+check-faults:
+	scripts/check-faults.sh
+
 # The user-space programs of tools/ (callout-demo, ...), in build/tools/.
 tools:
 	$(MAKE) --no-print-directory -C tools
@@ -180,7 +193,7 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,18s/^# \{0,1\}//p' Makefile
+	@sed -n '3,22s/^# \{0,1\}//p' Makefile
 	@echo 'Other targets: modules selftests tools bench bench-schemes bench-core deps vm CMD=... lint clean'
 	@echo '               debug-kernel check-debug-long'
 	@echo 'Variables: KVER=<kver> PARAMS="k=v ..." CHECK_PARAMS="set1;set2"'

@@ -38,6 +38,34 @@
  * Afterwards valid traffic must still work and debugfs user_callouts and
  * pending must be back at their values from before.
  *
+ * Fault mode ($CALLOUT_FAULTS=1, scripts/check-faults.sh: callout's
+ * allocations and user copies fail on purpose): ENOMEM is accepted where
+ * callout allocates (open, mmap, SET, TIMEOUT, a SUBMIT's SET and TIMEOUT),
+ * as ENOSPC is, and EFAULT from every call that copies to or from user
+ * memory, valid pointers too, each a call that did nothing: a single ioctl
+ * copies its argument in before it acts, INFO only copies out, and a SET
+ * whose handle cannot be written back is undone before it is armed; a
+ * read() whose copy failed leaves its events queued (it returns the batches
+ * copied before, if any). A SUBMIT that gave EFAULT is told by what it
+ * wrote: the ops with a result were carried out, as the kernel writes 0 to
+ * an op's result before it carries it out, and done says as many, or, not
+ * written back at the end, reads the 0 written at the start (a header that
+ * could not be read leaves done as it was, with nothing carried out). The
+ * results are written back in order, so of the ops carried out those after
+ * the last whose result or SET handle reads as written may have had theirs
+ * left unwritten, reading 0: the outcome of each is unknown and it is held
+ * to less. Such a SET may have armed under a handle the file was not given,
+ * whose events are then taken as its by their cookie; such an UNSET may
+ * have cancelled, so no event of its handle may have fired after it; such a
+ * RESET may have re-armed; such a TIMEOUT may have armed one more of its
+ * pair; such an UNTIMEOUT may have cancelled one. An open() or mmap() that
+ * gave ENOMEM, a call outside the storm (INFO, the final UNSETs and reads,
+ * the valid traffic) that gave ENOMEM or EFAULT, and an open of debugfs
+ * stats that gave ENOMEM, is tried again, RETRIES times at most. Every
+ * other result and every event is held to the ABI as above. The faults seen
+ * are counted per command class and printed, and a fourth case, which only
+ * fault mode has, fails if there were none.
+ *
  * The default is 100000 calls (make check); -n 1000000 for the debug kernel.
  */
 #include <errno.h>
@@ -68,10 +96,19 @@ enum hstate { H_UNUSED, H_ARMED, H_CANCELLED, H_FIRED };
 struct handle_model {
 	unsigned char state;
 	unsigned char ever_periodic;
+	unsigned char unknown_set;	/* learnt from an event: see the top */
 	unsigned int events;
 	__u64 cookie;
 	__u64 earliest;	/* no event of it may be due before this */
 	__u64 lazy_at;	/* cancel mark stored, done by then; 0: none */
+	__u64 gone_by;	/* UNSET of unknown outcome done by then; 0: none */
+};
+
+/* A SET of unknown outcome (fault mode): what it armed, if it did. */
+struct unknown_set {
+	__u64 cookie;
+	__u64 earliest;
+	bool periodic;
 };
 
 struct file_model {
@@ -80,7 +117,10 @@ struct file_model {
 	__u64 *given;		/* every handle SET gave, in order */
 	size_t nr_given, cap_given;
 	unsigned int timeouts[8][4];	/* TIMEOUTs armed per func/arg pair */
+	unsigned int unknown_timeouts[8][4];	/* of unknown outcome */
 	unsigned long wild_timeouts;	/* armed with a random func or arg */
+	struct unknown_set *unknown_sets;	/* SETs of unknown outcome */
+	size_t nr_unknown_sets, cap_unknown_sets;
 	__u64 *table;			/* its due-time table, TABLE_LEN */
 };
 
@@ -107,6 +147,68 @@ static const char *const class_names[] = {
 #define NR_ERRNO	134	/* the last bucket counts the rest */
 static unsigned long hist[NR_CLASSES][NR_ERRNO + 1];
 
+/* ---- fault mode ---- */
+
+/* How often fault mode tries an open(), mmap() or ioctl() again */
+#define RETRIES		1000
+
+static bool faults;		/* $CALLOUT_FAULTS=1 */
+
+/* The classes of faults: the command classes, open() and mmap() */
+enum { F_OPEN = NR_CLASSES, F_MMAP, NR_FCLASSES };
+
+/*
+ * What fault mode saw: ENOMEM and EFAULT results per class (an EFAULT only
+ * where the pointers were good), SUBMITs whose done was not written back,
+ * ops of unknown outcome, and the events of handles such a SET may have
+ * armed.
+ */
+static struct fault_counts {
+	unsigned long enomem[NR_FCLASSES], efault[NR_FCLASSES];
+	unsigned long done_lost, unknown_ops, unknown_events;
+} fc;
+
+/* Count @err of @fclass if the injection gives it (fault mode). */
+static void count_fault(int fclass, int err)
+{
+	if (!faults)
+		return;
+	if (err == ENOMEM)
+		fc.enomem[fclass]++;
+	else if (err == EFAULT)
+		fc.efault[fclass]++;
+}
+
+/* In fault mode an EFAULT is a copy that failed: the call did nothing. */
+static bool copy_failed(int err)
+{
+	return faults && err == EFAULT;
+}
+
+/*
+ * Whether a call outside the model that failed with @err is tried again:
+ * in fault mode, after ENOMEM, or EFAULT if it copies (@copies), each
+ * counted in @fclass, RETRIES times at most (*@tries so far).
+ */
+static bool try_again(int fclass, int err, bool copies, int *tries)
+{
+	if (!faults || *tries >= RETRIES ||
+	    (err != ENOMEM && !(copies && err == EFAULT)))
+		return false;
+	count_fault(fclass, err);
+	++*tries;
+	return true;
+}
+
+static const char *fault_name(int fclass)
+{
+	return fclass == F_OPEN ? "open" : fclass == F_MMAP ? "mmap" :
+	       class_names[fclass];
+}
+
+/* The "errno" of a SUBMIT's op whose result may not have been written */
+#define OUTCOME_UNKNOWN		(-1)
+
 static __u64 rnd(void)
 {
 	/* xorshift64* */
@@ -123,11 +225,16 @@ static __u64 rnd_below(__u64 n)
 
 static long long stat_value(const char *key)
 {
-	FILE *f = fopen("/sys/kernel/debug/callout/stats", "re");
 	size_t len = strlen(key);
 	long long v = -1;
 	char line[256];
+	int tries = 0;
+	FILE *f;
 
+	/* Its open allocates in callout: in fault mode it may be refused. */
+	while (!(f = fopen("/sys/kernel/debug/callout/stats", "re")) &&
+	       faults && errno == ENOMEM && tries++ < RETRIES)
+		;
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
@@ -185,19 +292,36 @@ static void free_model(struct file_model *m)
 		free(handle_of(m, m->given[i]));
 	handle_map_free(&m->hmap);
 	free(m->given);
+	free(m->unknown_sets);
 	if (m->table)
 		munmap(m->table, TABLE_LEN);
 	memset(m, 0, sizeof(*m));
 }
 
+/* In fault mode the file may not be allocated: then try again. */
+static int open_dev(int flags)
+{
+	int fd, tries = 0;
+
+	do
+		fd = open(CALLOUT_DEV, flags);
+	while (fd < 0 && try_again(F_OPEN, errno, false, &tries));
+	return fd;
+}
+
 static void open_file(struct file_model *m)
 {
+	int tries = 0;
+
 	free_model(m);
-	m->fd = open(CALLOUT_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	m->fd = open_dev(O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (m->fd < 0)
 		ksft_exit_fail_msg("open %s: %s\n", CALLOUT_DEV, strerror(errno));
-	m->table = mmap(NULL, TABLE_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
-			m->fd, 0);
+	do
+		m->table = mmap(NULL, TABLE_LEN, PROT_READ | PROT_WRITE,
+				MAP_SHARED, m->fd, 0);
+	while (m->table == MAP_FAILED &&
+	       try_again(F_MMAP, errno, false, &tries));
 	if (m->table == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
 }
@@ -396,6 +520,36 @@ static int cmd_class(unsigned int cmd)
 	return C_OTHER;
 }
 
+/*
+ * The event @ev of a handle @m was not given: the handle of a SET of
+ * unknown outcome with its cookie, from now on one the file was given, or
+ * NULL if there is none.
+ */
+static struct handle_model *unknown_set_of(struct file_model *m,
+					   const struct callout_event *ev)
+{
+	struct unknown_set *u;
+	struct handle_model *h;
+	size_t i;
+
+	for (i = 0; i < m->nr_unknown_sets; i++)
+		if (m->unknown_sets[i].cookie == ev->cookie)
+			break;
+	if (i == m->nr_unknown_sets)
+		return NULL;
+	h = new_handle(m, ev->handle);
+	if (!h)
+		return NULL;
+	u = &m->unknown_sets[i];
+	h->state = H_ARMED;
+	h->cookie = u->cookie;
+	h->ever_periodic = u->periodic;
+	h->earliest = u->earliest;
+	h->unknown_set = 1;
+	*u = m->unknown_sets[--m->nr_unknown_sets];
+	return h;
+}
+
 /* One event read back: is it one the model allows? */
 static void check_event(struct file_model *m, const struct callout_event *ev,
 			unsigned long long read_at)
@@ -411,11 +565,14 @@ static void check_event(struct file_model *m, const struct callout_event *ev,
 		    m->wild_timeouts)
 			m->wild_timeouts--;
 		else if (ev->handle || ev->cookie >= 8 || ev->arg >= 4 ||
-			 !m->timeouts[ev->cookie][ev->arg])
+			 (!m->timeouts[ev->cookie][ev->arg] &&
+			  !m->unknown_timeouts[ev->cookie][ev->arg]))
 			report("TIMEOUT event %llx/%llx/%llx not armed",
 			       ev->handle, ev->cookie, ev->arg);
-		else
+		else if (m->timeouts[ev->cookie][ev->arg])
 			m->timeouts[ev->cookie][ev->arg]--;
+		else
+			m->unknown_timeouts[ev->cookie][ev->arg]--;
 		return;
 	}
 	if ((ev->flags & ~(CALLOUT_EV_PERIODIC | CALLOUT_EV_LAST)) || ev->arg ||
@@ -424,6 +581,8 @@ static void check_event(struct file_model *m, const struct callout_event *ev,
 		return;
 	}
 	h = handle_of(m, ev->handle);
+	if (!h)
+		h = unknown_set_of(m, ev);
 	if (!h || h->state == H_UNUSED || h->state == H_CANCELLED) {
 		report("event for handle %llu, %s", ev->handle,
 		       h && h->state == H_CANCELLED ? "cancelled" :
@@ -433,12 +592,17 @@ static void check_event(struct file_model *m, const struct callout_event *ev,
 	if (h->lazy_at && ev->fired_ns >= h->lazy_at)
 		report("event of %llu fired at %llu, after its cancel mark at %llu",
 		       ev->handle, ev->fired_ns, h->lazy_at);
+	if (h->gone_by && ev->fired_ns >= h->gone_by)
+		report("event of %llu fired at %llu, after its UNSET of unknown outcome by %llu",
+		       ev->handle, ev->fired_ns, h->gone_by);
 	if (ev->cookie != h->cookie || ev->expires_ns < h->earliest)
 		report("event of %llu: cookie %llx want %llx, due %llu, earliest %llu",
 		       ev->handle, ev->cookie, h->cookie, ev->expires_ns,
 		       h->earliest);
 	if (++h->events > 1 && !h->ever_periodic)
 		report("second event of one-shot %llu", ev->handle);
+	if (h->unknown_set)
+		fc.unknown_events++;
 	if (!h->ever_periodic)
 		h->state = H_FIRED;
 }
@@ -478,6 +642,11 @@ static void do_read(struct file_model *m)
 		return;
 	}
 	if (n < 0) {
+		/* A copy that failed took nothing: the events stay queued. */
+		if (k == P_VALID && copy_failed(errno)) {
+			count_fault(C_READ, EFAULT);
+			return;
+		}
 		want = k == P_VALID ? EAGAIN : errno == EAGAIN ? EAGAIN : EFAULT;
 		if (errno != want)
 			report("read(%zu) to ptr kind %d: %s, want %s", count,
@@ -554,21 +723,100 @@ static bool errno_ok(int err, int want_fields, bool may_alloc,
 }
 
 /*
+ * The model's side of a SUBMIT op of unknown outcome (fault mode): @class
+ * and @copy as for model_call(). Every outcome its fields allow is held
+ * possible (see the top).
+ */
+static void model_unknown(struct file_model *m, int class, const void *copy,
+			  unsigned long long before)
+{
+	struct handle_model *h;
+
+	fc.unknown_ops++;
+	switch (class) {
+	case C_SET: {
+		const struct callout_set *s = copy;
+		struct unknown_set *u;
+
+		if (times_errno(s->timeout_ns, s->period_ns))
+			break;		/* refused: nothing armed */
+		if (m->nr_unknown_sets == m->cap_unknown_sets) {
+			m->cap_unknown_sets = m->cap_unknown_sets ?
+					      2 * m->cap_unknown_sets : 16;
+			m->unknown_sets = realloc(m->unknown_sets,
+						  m->cap_unknown_sets *
+						  sizeof(*m->unknown_sets));
+			if (!m->unknown_sets)
+				ksft_exit_fail_msg("out of memory\n");
+		}
+		u = &m->unknown_sets[m->nr_unknown_sets++];
+		u->cookie = s->cookie;
+		u->earliest = before + s->timeout_ns;
+		u->periodic = !!s->period_ns;
+		break;
+	}
+	case C_UNSET:
+		/*
+		 * Cancelled, or ended first: either way its handle is gone,
+		 * and no event of it fires from now on.
+		 */
+		h = handle_of(m, *(const __u64 *)copy);
+		if (h && h->state == H_ARMED && !h->gone_by)
+			h->gone_by = now_ns();
+		break;
+	case C_RESET: {
+		const struct callout_reset *r = copy;
+
+		h = handle_of(m, r->handle);
+		if (times_errno(r->timeout_ns, r->period_ns) || !h ||
+		    h->state != H_ARMED || h->gone_by)
+			break;		/* refused, or ENOENT */
+		/* Re-armed, cancelled or neither: its events as re-armed. */
+		h->lazy_at = 0;
+		h->ever_periodic |= !!r->period_ns;
+		if (before + r->timeout_ns < h->earliest)
+			h->earliest = before + r->timeout_ns;
+		break;
+	}
+	case C_TIMEOUT: {
+		const struct callout_timeout *t = copy;
+
+		if (!t->ticks || t->ticks > info.max_timeout_ns / info.tick_ns)
+			break;		/* refused: nothing armed */
+		if (t->func < 8 && t->arg < 4)
+			m->unknown_timeouts[t->func][t->arg]++;
+		else
+			m->wild_timeouts++;
+		break;
+	}
+	default:
+		/* UNTIMEOUT: one cancelled or none; events may only be fewer. */
+		break;
+	}
+}
+
+/*
  * The model's side of one SET, UNSET, RESET, TIMEOUT or UNTIMEOUT that the
  * kernel carried out: @copy is the argument it was given (a struct of the
- * single ioctl), @handle what a SET wrote back, @err its errno, @ro whether
- * the argument could not be written back (a single SET: EFAULT), @before
- * the clock before the call. Reports a result the ABI does not allow and
+ * single ioctl), @handle what a SET wrote back, @err its errno or
+ * OUTCOME_UNKNOWN, @ro whether the argument could not be written back (a
+ * single SET: EFAULT), @before the clock before the call, @fclass the
+ * class its faults count in: the command's, or C_OP for a SUBMIT's op,
+ * which copies nothing itself. Reports a result the ABI does not allow and
  * follows the one it got.
  */
 static void model_call(struct file_model *m, int class, const void *copy,
 		       __u64 handle, int err, bool ro, unsigned long long before,
-		       const char *what)
+		       const char *what, int fclass)
 {
 	bool may_alloc = false, may_enoent = false;
 	struct handle_model *h = NULL;
 	int want = 0;
 
+	if (err == OUTCOME_UNKNOWN) {
+		model_unknown(m, class, copy, before);
+		return;
+	}
 	switch (class) {
 	case C_SET: {
 		const struct callout_set *s = copy;
@@ -636,19 +884,27 @@ static void model_call(struct file_model *m, int class, const void *copy,
 	}
 	case C_UNTIMEOUT: {
 		const struct callout_untimeout *u = copy;
-		bool armed = u->func < 8 && u->arg < 4 &&
-			     m->timeouts[u->func][u->arg];
+		bool ours = u->func < 8 && u->arg < 4;
+		bool armed = ours && m->timeouts[u->func][u->arg];
+		bool maybe = ours && m->unknown_timeouts[u->func][u->arg];
 
 		may_enoent = true;
-		want = armed ? 0 : ENOENT;
+		want = armed || maybe ? 0 : ENOENT;
 		if (!err && armed)
 			m->timeouts[u->func][u->arg]--;
+		else if (!err && maybe)
+			m->unknown_timeouts[u->func][u->arg]--;
 		break;
 	}
 	}
-	if (!errno_ok(err, want, may_alloc, may_enoent))
-		report("%s %s: %s, want %s", what, class_names[class],
-		       err ? strerror(err) : "0", want ? strerror(want) : "0");
+	if (errno_ok(err, want, may_alloc, may_enoent) ||
+	    (fclass != C_OP && copy_failed(err))) {
+		if (err != want)
+			count_fault(fclass, err);
+		return;
+	}
+	report("%s %s: %s, want %s", what, class_names[class],
+	       err ? strerror(err) : "0", want ? strerror(want) : "0");
 }
 
 /*
@@ -754,12 +1010,15 @@ static bool op_well_formed(const struct callout_op *o)
 
 /*
  * The model's side of operation @i (@o as given, @after as the kernel left
- * it), which the kernel carried out.
+ * it), which the kernel carried out. In fault mode its result may not have
+ * been written (@unknown), or, for the last op whose result was, the
+ * handle of a SET, written after it (@handle_lost).
  */
 static void model_op(struct file_model *m, int i, const struct callout_op *o,
-		     const struct callout_op *after, unsigned long long before)
+		     const struct callout_op *after, unsigned long long before,
+		     bool unknown, bool handle_lost)
 {
-	int err = -after->result;
+	int err = unknown ? OUTCOME_UNKNOWN : -after->result;
 	char what[32];
 	union {
 		struct callout_set s;
@@ -771,8 +1030,14 @@ static void model_op(struct file_model *m, int i, const struct callout_op *o,
 	int class;
 
 	submit_ops++;
-	hist[C_OP][err > 0 && err < NR_ERRNO ? err : err ? NR_ERRNO : 0]++;
 	snprintf(what, sizeof(what), "SUBMIT op %d", i);
+	if (unknown) {
+		/* A malformed one did nothing, whatever it reads. */
+		if (!op_well_formed(o))
+			return;
+		goto model;
+	}
+	hist[C_OP][err > 0 && err < NR_ERRNO ? err : err ? NR_ERRNO : 0]++;
 	if (after->result > 0 || after->result < -4095) {
 		report("%s (code %u): result %d", what, o->op, after->result);
 		return;
@@ -784,9 +1049,11 @@ static void model_op(struct file_model *m, int i, const struct callout_op *o,
 			       o->period_ns, o->cookie, o->arg, strerror(err));
 		return;
 	}
-	if (o->op == CALLOUT_OP_SET && after->result && after->handle)
+	if (o->op == CALLOUT_OP_SET && after->result && after->handle &&
+	    !(handle_lost && after->handle == o->handle))
 		report("%s: SET failed (%d) and gave handle %llu", what,
 		       after->result, after->handle);
+model:
 	memset(&a, 0, sizeof(a));
 	switch (o->op) {
 	case CALLOUT_OP_SET:
@@ -816,7 +1083,8 @@ static void model_op(struct file_model *m, int i, const struct callout_op *o,
 		a.u.func = o->cookie;
 		a.u.arg = o->arg;
 	}
-	model_call(m, class, &a, after->handle, err, false, before, what);
+	model_call(m, class, &a, after->handle, err, false, before, what,
+		   C_OP);
 }
 
 /*
@@ -851,7 +1119,8 @@ static void do_submit(struct file_model *m, unsigned int cmd)
 	struct callout_submit *hdr, copy;
 	struct callout_op *ops = NULL;
 	unsigned long long before;
-	__u32 nr, k, done, i, c;
+	__u32 nr, k, done, i, c, p;
+	bool nothing, faulted = false;
 	int err, want;
 	long ret;
 
@@ -924,6 +1193,13 @@ static void do_submit(struct file_model *m, unsigned int cmd)
 		return;
 	}
 	done = hdr->done;
+	/*
+	 * Fault mode, with nothing carried out: a header that could not be
+	 * read leaves done as it was, and done 0 may not be written back at
+	 * the end.
+	 */
+	nothing = hk == P_VALID && copy_failed(err) &&
+		  (done == NOT_WRITTEN || !done);
 
 	/* The header's own checks: nothing carried out. */
 	want = 0;
@@ -934,28 +1210,34 @@ static void do_submit(struct file_model *m, unsigned int cmd)
 	if (want) {
 		/* Both wrong: either may be said. */
 		if (err != want && !(err == E2BIG && nr > CALLOUT_SUBMIT_MAX) &&
-		    !(hk == P_RO && err == EFAULT))
+		    !(hk == P_RO && err == EFAULT) && !nothing)
 			report("SUBMIT nr %u flags %#x reserved %#x: %s, want %s",
 			       nr, copy.flags, copy.reserved, strerror(err),
 			       strerror(want));
-		if (hk == P_VALID && done)
+		if (hk == P_VALID && done && !nothing)
 			report("SUBMIT refused (%s), done %u", strerror(err), done);
+		if (nothing)
+			count_fault(C_SUBMIT, EFAULT);
 		c = 0;
 		goto check_rest;
 	}
 	if (!nr) {
 		/* A read-only header: done 0 cannot be written back. */
-		if ((err && !(hk == P_RO && err == EFAULT)) ||
-		    (hk == P_VALID && done))
+		if ((err && !(hk == P_RO && err == EFAULT) && !nothing) ||
+		    (hk == P_VALID && done && !nothing))
 			report("SUBMIT nr 0 (header kind %d): %s, done %u", hk,
 			       strerror(err), done);
+		if (nothing)
+			count_fault(C_SUBMIT, EFAULT);
 		return;
 	}
 	if (!ops || ok == P_RO) {
 		/* Not there, or not writable: nothing carried out. */
-		if (err != EFAULT || (hk == P_VALID && done))
+		if (err != EFAULT || (hk == P_VALID && done && !nothing))
 			report("SUBMIT, ops ptr kind %d: %s, done %u, want EFAULT and 0",
 			       ok, strerror(err), done);
+		if (nothing && done == NOT_WRITTEN)
+			count_fault(C_SUBMIT, EFAULT);
 		c = 0;
 		goto check_rest;
 	}
@@ -970,6 +1252,25 @@ static void do_submit(struct file_model *m, unsigned int cmd)
 		if (err != EFAULT)
 			report("SUBMIT with a read-only header: %s, want EFAULT",
 			       strerror(err));
+	} else if (copy_failed(err)) {
+		/*
+		 * Fault mode: the ops with a result, since the kernel writes 0
+		 * to an op's result before it carries it out, and maybe fewer
+		 * than k. done says as many; or, not written back at the end,
+		 * reads the 0 written at the start; or, the header not read,
+		 * is as it was, with nothing carried out.
+		 */
+		faulted = true;
+		for (c = 0; c < k && ops[c].result != NOT_WRITTEN; c++)
+			;
+		if (!done && c)
+			fc.done_lost++;
+		else if (done != c && !(done == NOT_WRITTEN && !c))
+			report("SUBMIT of %u, %u readable: EFAULT, done %u, %u with a result",
+			       nr, k, done, c);
+		/* Not the gap's own EFAULT: one the injection gave. */
+		if (k == nr || c < k || done != c)
+			count_fault(C_SUBMIT, EFAULT);
 	} else {
 		c = done;
 		if (c != k || err != (k < nr ? EFAULT : 0))
@@ -978,8 +1279,19 @@ static void do_submit(struct file_model *m, unsigned int cmd)
 		if (c > k)
 			c = k;
 	}
+	/*
+	 * The results are written back in order: in fault mode, those after
+	 * the last that reads as written, by a result other than the 0 the
+	 * kernel wrote first or by a SET's handle other than the one given,
+	 * may not have been, and the outcome of each of them is unknown.
+	 */
+	for (p = c; faulted && p && !ops[p - 1].result &&
+	     !(given[p - 1].op == CALLOUT_OP_SET &&
+	       ops[p - 1].handle != given[p - 1].handle); p--)
+		;
 	for (i = 0; i < c; i++)
-		model_op(m, i, &given[i], &ops[i], before);
+		model_op(m, i, &given[i], &ops[i], before, i >= p,
+			 faulted && i + 1 == p);
 	submit_short += c < nr;
 check_rest:
 	/* Not carried out: no result written. */
@@ -1035,6 +1347,10 @@ static void do_ioctl(struct file_model *m)
 	}
 
 	if (class == C_INFO) {
+		if (k == P_VALID && copy_failed(err)) {
+			count_fault(C_INFO, EFAULT);
+			return;
+		}
 		if (err != (k == P_RO ? EFAULT : 0))
 			report("INFO (ptr kind %d): %s", k, strerror(err));
 		if (!err && memcmp(arg, &info, sizeof(info)))
@@ -1044,7 +1360,7 @@ static void do_ioctl(struct file_model *m)
 	snprintf(what, sizeof(what), "ptr kind %d", k);
 	model_call(m, class, copy, class == C_SET ?
 		   ((struct callout_set *)arg)->handle : 0, err, k == P_RO,
-		   before, what);
+		   before, what, class);
 }
 
 /* Cancel what the model says is armed, take every event left, close. */
@@ -1052,9 +1368,9 @@ static void drain_file(struct file_model *m)
 {
 	struct callout_event ev[64];
 	struct handle_model *h;
+	int i, ret, tries;
 	ssize_t n;
 	size_t j;
-	int i;
 
 	for (j = 0; j < m->nr_given; j++) {
 		__u64 handle = m->given[j];
@@ -1062,14 +1378,28 @@ static void drain_file(struct file_model *m)
 		h = handle_of(m, handle);
 		if (h->state != H_ARMED)
 			continue;
-		if (!ioctl(m->fd, CALLOUT_IOC_UNSET, &handle))
+		tries = 0;
+		while ((ret = ioctl(m->fd, CALLOUT_IOC_UNSET, &handle)) &&
+		       try_again(C_UNSET, errno, true, &tries))
+			;
+		if (!ret)
 			h->state = H_CANCELLED;
 		else if (errno != ENOENT)
 			report("final UNSET %llu: %s", handle, strerror(errno));
 	}
-	while ((n = read(m->fd, ev, sizeof(ev))) > 0)
+	tries = 0;
+	for (;;) {
+		n = read(m->fd, ev, sizeof(ev));
+		if (n < 0 && try_again(C_READ, errno, true, &tries))
+			continue;
+		if (n <= 0)
+			break;
 		for (i = 0; i < n / (ssize_t)sizeof(*ev); i++)
 			check_event(m, &ev[i], now_ns());
+		tries = 0;
+	}
+	if (n < 0 && errno != EAGAIN)
+		report("final read: %s", strerror(errno));
 	close(m->fd);
 	free_model(m);
 	m->fd = -1;
@@ -1080,30 +1410,62 @@ static bool valid_traffic(void)
 {
 	struct callout_set s = { .timeout_ns = 5 * MS };
 	struct callout_event ev[16];
+	int fd, got = 0, i, ret, tries;
 	struct pollfd p;
-	int fd, got = 0, i;
 	bool ok = true;
 
-	fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
+	/* In fault mode each call is tried again after a fault. */
+	fd = open_dev(O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	for (i = 0; i < 16; i++) {
 		s.cookie = i;
-		if (ioctl(fd, CALLOUT_IOC_SET, &s))
+		tries = 0;
+		while ((ret = ioctl(fd, CALLOUT_IOC_SET, &s)) &&
+		       try_again(C_SET, errno, true, &tries))
+			;
+		if (ret)
 			ok = false;
 	}
 	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	tries = 0;
 	while (ok && got < 16 && poll(&p, 1, 5000) == 1) {
 		ssize_t n = read(fd, ev, sizeof(ev));
 
+		if (n < 0 && try_again(C_READ, errno, true, &tries))
+			continue;
 		if (n <= 0)
 			break;
 		got += n / sizeof(*ev);
+		tries = 0;
 	}
 	close(fd);
 	if (got != 16)
 		printf("# valid traffic: %d of 16 events\n", got);
 	return ok && got == 16;
+}
+
+/* The faults line: each ENOMEM and EFAULT seen, and the done lost. */
+static void print_faults(void)
+{
+	static const int order[] = {
+		F_OPEN, F_MMAP, C_INFO, C_SET, C_UNSET, C_RESET, C_TIMEOUT,
+		C_UNTIMEOUT, C_SUBMIT, C_OP, C_READ,
+	};
+	unsigned int i;
+	int c;
+
+	printf("# faults:");
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		c = order[i];
+		if (fc.enomem[c])
+			printf(" %s ENOMEM %lu,", fault_name(c), fc.enomem[c]);
+		if (fc.efault[c])
+			printf(" %s EFAULT %lu,", fault_name(c), fc.efault[c]);
+	}
+	printf(" SUBMIT done not written back %lu", fc.done_lost);
+	printf(" (ops of unknown outcome %lu, events of their SETs %lu)\n",
+	       fc.unknown_ops, fc.unknown_events);
 }
 
 static void print_histogram(void)
@@ -1125,10 +1487,13 @@ int main(int argc, char **argv)
 {
 	unsigned long n = 100000;
 	long long base_users, base_pending, users, pending;
-	unsigned long long start, took;
+	unsigned long long start, took, nr_faults = 0;
+	const char *v = getenv("CALLOUT_FAULTS");
+	int opt, i, ret, tries = 0;
+	bool traffic;
 	char *guard;
-	int opt, i;
 
+	faults = v && !strcmp(v, "1");
 	if (getenv("CALLOUT_FUZZ_CALLS"))
 		n = strtoul(getenv("CALLOUT_FUZZ_CALLS"), NULL, 0);
 	rng_state = getenv("CALLOUT_FUZZ_SEED") ?
@@ -1147,9 +1512,9 @@ int main(int argc, char **argv)
 	ksft_print_header();
 	if (!callout_loaded())
 		ksft_exit_skip("callout.ko is not loaded\n");
-	ksft_set_plan(3);
-	printf("# %lu calls, seed %#llx (-s to repeat)\n", n,
-	       (unsigned long long)rng_state);
+	ksft_set_plan(faults ? 4 : 3);
+	printf("# %lu calls, seed %#llx (-s to repeat)%s\n", n,
+	       (unsigned long long)rng_state, faults ? ", fault mode" : "");
 
 	/* valid page, read-only page, then a page that is never mapped */
 	valid_page = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE,
@@ -1176,7 +1541,10 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < NFILES; i++)
 		open_file(&files[i]);
-	if (ioctl(files[0].fd, CALLOUT_IOC_INFO, &info))
+	while ((ret = ioctl(files[0].fd, CALLOUT_IOC_INFO, &info)) &&
+	       try_again(C_INFO, errno, true, &tries))
+		;
+	if (ret)
 		ksft_exit_fail_msg("INFO: %s\n", strerror(errno));
 
 	start = now_ns();
@@ -1200,6 +1568,7 @@ int main(int argc, char **argv)
 	took = now_ns() - start;
 	for (i = 0; i < NFILES; i++)
 		drain_file(&files[i]);
+	traffic = valid_traffic();
 
 	printf("# %lu calls, %lu events read, %lu files closed with callouts pending\n",
 	       calls, events_read, reopens);
@@ -1209,9 +1578,11 @@ int main(int argc, char **argv)
 	printf("# %lu calls in %llu ms: %llu calls/s\n", calls, took / 1000000,
 	       calls * 1000000000ULL / (took ? took : 1));
 	print_histogram();
+	if (faults)
+		print_faults();
 	ksft_test_result(bad == 0, "%lu random calls: every result the ABI allows (%lu not)\n",
 			 calls, bad);
-	ksft_test_result(valid_traffic(), "valid traffic after the storm\n");
+	ksft_test_result(traffic, "valid traffic after the storm\n");
 
 	users = stat_value("user_callouts");
 	pending = stat_value("pending");
@@ -1226,5 +1597,10 @@ int main(int argc, char **argv)
 		ksft_test_result(users == base_users && pending == base_pending,
 				 "after close: user_callouts %lld pending %lld, before %lld %lld\n",
 				 users, pending, base_users, base_pending);
+	if (faults) {
+		for (i = 0; i < NR_FCLASSES; i++)
+			nr_faults += fc.enomem[i] + fc.efault[i];
+		ksft_test_result(nr_faults > 0, "faults reached callout\n");
+	}
 	ksft_finished();
 }
