@@ -236,6 +236,12 @@ static inline bool slab_counts_meaningful(void)
 	return !v || !*v || !strcmp(v, "0");
 }
 
+/* Whether the kernel has KCSAN (make check-kcsan): its debugfs file. */
+static inline bool kcsan_kernel(void)
+{
+	return !access("/sys/kernel/debug/kcsan", F_OK);
+}
+
 /* CALLOUT_IOC_SET: 0 and the handle in *@handle (if not NULL), or -errno. */
 static inline int set_callout(int fd, __u64 timeout, __u64 period,
 			      __u64 cookie, __u64 *handle)

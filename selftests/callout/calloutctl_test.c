@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * calloutctl_test - smoke checks of tools/calloutctl that look at what it
+ * calloutctl_test - tools/calloutctl against the device, by what it
  * prints: info agrees with CALLOUT_IOC_INFO, stats has one column per CPU
  * and totals that add up, set/unset/watch report the events that really
  * came, submit carries out every operation and reports each result (a
- * failing one amid others, an untimeout after expiry), --help exits 0 and
- * bad usage exits 2.
+ * failing one amid others, an untimeout after expiry). Smoke checks, run
+ * in the first boot only: --help exits 0 and bad usage exits 2.
  */
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -149,7 +149,7 @@ FIXTURE_TEARDOWN(ctl)
 {
 }
 
-TEST_F(ctl, help_exits_0)
+TEST_F(ctl, smoke_help_exits_0)
 {
 	static const char *const cmds[] = {
 		"info", "stats", "watch", "set", "unset", "submit", NULL
@@ -173,7 +173,7 @@ TEST_F(ctl, help_exits_0)
 	}
 }
 
-TEST_F(ctl, bad_usage_exits_2)
+TEST_F(ctl, smoke_bad_usage_exits_2)
 {
 	static const char *const bad[] = {
 		"", "nosuch", "info extra", "info --nosuch",
@@ -456,7 +456,7 @@ TEST_F(ctl, submit_untimeout_after_expiry)
 	EXPECT_EQ(0, lines_starting(out, "timeout cookie="));
 }
 
-TEST_F(ctl, submit_bad_usage_exits_2)
+TEST_F(ctl, smoke_submit_bad_usage_exits_2)
 {
 	static const char *const bad[] = {
 		"submit", "submit -q", "submit --nosuch set 1s", "submit frob",

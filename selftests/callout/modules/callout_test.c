@@ -29,6 +29,7 @@
 #include <linux/random.h>
 #include <linux/rwsem.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "kselftest_module.h"
 
@@ -111,22 +112,105 @@ static void __init test_set_unset_results(void)
 	CHECK(atomic_read(&p.runs) == 0);
 }
 
-/* callout_unset_sync() returns only after a running func has returned. */
+/*
+ * callout_unset_sync() returns only after a running func has returned. The
+ * func runs on CPU a and the unset_sync on CPU b; the func sets its callout
+ * again and runs until that arming is cancelled, which only the unset_sync
+ * does, in the same section of the base lock in which it finds the func
+ * running: so it is sure to wait. The func then runs SYNC_GRACE_MS longer,
+ * time for an unset_sync that did not wait to return while it runs.
+ */
+#define SYNC_GRACE_MS	100
+#define SYNC_WAIT_MS	10000	/* bound of each wait for the other side */
+
+struct sync_probe {
+	struct callout c;
+	struct work_struct arm;		/* on CPU a */
+	struct work_struct sync;	/* on CPU b */
+	struct completion entered;	/* the func has set @c again */
+	atomic_t runs;
+	int set_ret, rearm_ret, sync_ret;
+	bool cancelled;		/* the func saw its new arming cancelled */
+	bool sync_returned;	/* the unset_sync has returned */
+	bool early;		/* the func saw that */
+	bool returned;		/* the func has returned */
+	bool returned_first;	/* it had when the unset_sync returned */
+};
+
+static void sync_probe_func(void *arg)
+{
+	struct sync_probe *p = arg;
+	u64 end;
+
+	atomic_inc(&p->runs);
+	p->rearm_ret = callout_set(&p->c, 1000, sync_probe_func, p);
+	complete(&p->entered);
+	/* The tick of this CPU runs this func: only a cancel ends that arming. */
+	end = ktime_get_ns() + SYNC_WAIT_MS * NSEC_PER_MSEC;
+	while (callout_pending(&p->c) && ktime_get_ns() < end)
+		cpu_relax();
+	p->cancelled = !p->rearm_ret && !callout_pending(&p->c);
+	end = ktime_get_ns() + SYNC_GRACE_MS * NSEC_PER_MSEC;
+	while (!READ_ONCE(p->sync_returned) && ktime_get_ns() < end)
+		cpu_relax();
+	p->early = READ_ONCE(p->sync_returned);
+	WRITE_ONCE(p->returned, true);
+}
+
+static void sync_arm_work(struct work_struct *work)
+{
+	struct sync_probe *p = container_of(work, struct sync_probe, arm);
+
+	/* Initialised here, so that @c is on this CPU's base and stays there. */
+	callout_init(&p->c);
+	p->set_ret = callout_set(&p->c, 1, sync_probe_func, p);
+}
+
+static void sync_unset_work(struct work_struct *work)
+{
+	struct sync_probe *p = container_of(work, struct sync_probe, sync);
+
+	wait_for_completion_timeout(&p->entered,
+				    msecs_to_jiffies(SYNC_WAIT_MS));
+	p->sync_ret = callout_unset_sync(&p->c);
+	p->returned_first = READ_ONCE(p->returned);
+	WRITE_ONCE(p->sync_returned, true);
+}
+
 static void __init test_unset_sync_waits(void)
 {
-	struct probe p;
-	int i;
+	struct sync_probe p = { };
+	unsigned int a, b;
 
-	probe_init(&p);
-	p.delay_ms = 50;
-	CHECK(callout_set(&p.c, 1, probe_func, &p) == 0);
-	for (i = 0; i < 50000 && !atomic_read(&p.runs); i++)
-		usleep_range(100, 200);
+	cpus_read_lock();
+	a = cpumask_first(cpu_online_mask);
+	b = cpumask_next(a, cpu_online_mask);
+	if (b >= nr_cpu_ids) {
+		cpus_read_unlock();
+		pr_info("unset_sync_waits: needs two online CPUs\n");
+		skipped_tests++;
+		return;
+	}
+	init_completion(&p.entered);
+	INIT_WORK_ONSTACK(&p.arm, sync_arm_work);
+	INIT_WORK_ONSTACK(&p.sync, sync_unset_work);
+	queue_work_on(b, system_highpri_wq, &p.sync);
+	queue_work_on(a, system_highpri_wq, &p.arm);
+	cpus_read_unlock();
+	flush_work(&p.arm);
+	flush_work(&p.sync);
+	destroy_work_on_stack(&p.arm);
+	destroy_work_on_stack(&p.sync);
+	CHECK(p.set_ret == 0);
+	CHECK(p.rearm_ret == 0);
 	CHECK(atomic_read(&p.runs) == 1);
-	/* The func is in its mdelay(): not pending, but running. */
-	CHECK(callout_unset_sync(&p.c) == 0);
-	CHECK(completion_done(&p.done));
-	callout_unset_sync(&p.c);
+	/* The unset_sync found the func running, and it cancelled its arming. */
+	CHECK(p.cancelled);
+	CHECK(p.sync_ret == 1);
+	/* ... and it returned after the func, which did not see it return. */
+	CHECK(p.returned_first);
+	CHECK(!p.early);
+	CHECK(!callout_pending(&p.c));
 }
 
 /* A func that sets itself again is stopped for good by unset_sync. */
