@@ -181,6 +181,8 @@ echo "TAP version 13"
 echo "1..1"
 insmod /lib/modules/$(uname -r)/extra/callout_client.ko test=race
 echo "$([ $? = 0 ] || echo 'not ')ok 1 insmod callout_client.ko test=race: the planted race ran"
+# It holds callout.ko until it goes, and vm.sh then unloads callout.ko.
+rmmod callout_client
 EOF
 }
 
