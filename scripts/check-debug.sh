@@ -280,6 +280,12 @@ debug_summary() {
 	[ "$failed" -eq 0 ] && [ "$s_failed" -eq 0 ]
 }
 
+# guest_file NAME FUNC: FUNC's output as the guest script $logs/NAME.
+guest_file() {
+	"$2" >"$logs/$1"
+	chmod 755 "$logs/$1"
+}
+
 # build_or_close WHAT: the build step; if it fails, account it as WHAT's
 # build and print the closing lines. 0 if it built.
 build_or_close() {
@@ -293,8 +299,7 @@ kcsan_main() {
 	local rc=0 kver
 	build_or_close "KCSAN kernel and module" || return 1
 	kver=$(cat "$logs/kver")
-	guest_script >"$logs/check-kcsan-guest.sh"
-	chmod 755 "$logs/check-kcsan-guest.sh"
+	guest_file check-kcsan-guest.sh guest_script
 	rm -rf "$logs/suite" "$logs/race"
 	step vm env CALLOUT_VM_NOBUILD=1 CALLOUT_VM_LOGDIR="$logs/suite" \
 		scripts/vm.sh run --kernel "$kver" --smp "$smp" --mem 2048 \
@@ -305,8 +310,7 @@ kcsan_main() {
 		"$logs/vm.log" "$([ "$rc" -eq 0 ] || echo "vm.sh exited $rc or KCSAN reported callout")"
 
 	rc=0
-	race_script >"$logs/check-kcsan-race.sh"
-	chmod 755 "$logs/check-kcsan-race.sh"
+	guest_file check-kcsan-race.sh race_script
 	step race env CALLOUT_VM_NOBUILD=1 CALLOUT_VM_LOGDIR="$logs/race" \
 		scripts/vm.sh run --kernel "$kver" --smp 2 --params "$params" \
 		--allow-splat '^(<[0-9]+>)?\[ *[0-9.]+\] BUG: KCSAN: ' \
@@ -323,8 +327,7 @@ debug_main() {
 		account "debug kernel and module build" "$logs/build.log" "the build failed"
 	else
 		kver=$(cat "$logs/kver")
-		guest_script >"$logs/check-debug-guest.sh"
-		chmod 755 "$logs/check-debug-guest.sh"
+		guest_file check-debug-guest.sh guest_script
 		step vm env CALLOUT_VM_NOBUILD=1 scripts/vm.sh run --kernel "$kver" \
 			--smp "$smp" --mem 2048 --params "$params" \
 			--add "$logs/check-debug-guest.sh" -- check-debug-guest.sh || rc=$?
@@ -332,8 +335,7 @@ debug_main() {
 			"$([ "$rc" -eq 0 ] || echo "vm.sh exited $rc")"
 
 		rc=0
-		inversion_script >"$logs/check-debug-inversion.sh"
-		chmod 755 "$logs/check-debug-inversion.sh"
+		guest_file check-debug-inversion.sh inversion_script
 		step inversion env CALLOUT_VM_NOBUILD=1 scripts/vm.sh run --kernel "$kver" \
 			--smp 2 --params "$params" \
 			--expect-splat 'WARNING: possible circular locking dependency detected' \
@@ -343,8 +345,7 @@ debug_main() {
 			"$logs/inversion.log" "$([ "$rc" -eq 0 ] || echo "vm.sh exited $rc")"
 
 		rc=0
-		leave_script >"$logs/check-debug-leave.sh"
-		chmod 755 "$logs/check-debug-leave.sh"
+		guest_file check-debug-leave.sh leave_script
 		step leave env CALLOUT_VM_NOBUILD=1 scripts/vm.sh run --kernel "$kver" \
 			--smp 2 --params "$params" \
 			--expect-splat 'WARNING: .*timeout\.c' \

@@ -48,7 +48,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck source=scripts/check-debug.sh # build_or_close, debug_summary
+# shellcheck source=scripts/check-debug.sh # build_or_close, guest_file, debug_summary
 . "$top/scripts/check-debug.sh" ''
 logs=$top/build/check-faults
 cd "$top"
@@ -212,8 +212,7 @@ faults_main() {
 	local rc=0 kver
 	build_or_close "debug kernel and module" || return 1
 	kver=$(cat "$logs/kver")
-	faults_guest >"$logs/check-faults-guest.sh"
-	chmod 755 "$logs/check-faults-guest.sh"
+	guest_file check-faults-guest.sh faults_guest
 	step vm env CALLOUT_VM_NOBUILD=1 scripts/vm.sh run --kernel "$kver" \
 		--smp "$smp" --mem 2048 \
 		--add "$logs/check-faults-guest.sh" -- check-faults-guest.sh || rc=$?
