@@ -3,7 +3,7 @@
  * clock.c - the clock page: the time, in ticks, for a program to compute
  * deadlines with a load instead of a clock read.
  *
- * A program that defers a callout through the due-time table (dev.c)
+ * A program that defers a callout through the due-time table (dev_due.c)
  * needs "now" for each deadline it stores; a clock read would cost more
  * than the store (a system call where the clocksource is the HPET, 45-50 ns
  * for CLOCK_MONOTONIC_COARSE through the vDSO under TCG). The facility's
@@ -36,7 +36,8 @@
 #include <uapi/linux/callout.h>
 
 #include "compat.h"
-#include "internal.h"
+#include "core.h"
+#include "dev.h"
 
 static struct page *clock_page;
 /* Mappings of the page: the notifier is registered while there are any. */

@@ -44,11 +44,11 @@
  * Locking. Every lock of callout.ko, outermost first: none is taken while
  * holding one below it in this list.
  *
- *   file->read_lock     dev.c, a mutex: one reader of a file at a time
+ *   file->read_lock     dev_events.c, a mutex: one reader of a file at a time
  *                       (read(), and poll() with a trylock)
  *   base->expiry_lock   held by the tick across a run of funcs (BHs off)
  *   callout_func_map    lockdep only: "a func runs", inside expiry_lock
- *   file->lock          dev.c, the file lock (BHs off): ioctls, the
+ *   file->lock          dev.h, the file lock (BHs off): ioctls, the
  *                       reader's batches, close(); never taken in the
  *                       tick
  *   timeout.c's locks   the func/arg index's bucket locks, and an owner's
@@ -63,9 +63,10 @@
  *                       PREEMPT_RT), a leaf
  *   base->lock          a base and its callouts (interrupts off); only the
  *                       hrtimer core's own locks nest inside it, and in
- *                       a batch (dev.c's SUBMIT, "Batches" below) what
- *                       dev.c does between its operations: the slab's,
- *                       a percpu_counter's and printk's, all leaves
+ *                       a batch (dev_submit.c's SUBMIT, "Batches" below)
+ *                       what the device does between its operations:
+ *                       the slab's, a percpu_counter's and printk's, all
+ *                       leaves
  *   file->wq's lock     a leaf: the tick's uc_fire() wakes a file's
  *                       readers with no lock of callout.ko held but
  *                       expiry_lock (and the func map)
@@ -73,7 +74,7 @@
  * That is expiry_lock -> base lock (a func re-arms, callout_forward()),
  * and the read mutex -> file lock -> base lock (never in the tick, nor
  * under expiry_lock). The tick hands events to a file through a
- * lock-less list (dev.c), and asks dev.c, under the base lock, where a
+ * lock-less list (dev_events.c), and asks dev_due.c, under the base lock, where a
  * deferred callout is due now (callout_dev_due_tick(): a read of its
  * due-time entry, no lock). Rules that follow:
  *
@@ -104,7 +105,9 @@
 #include <linux/preempt.h>
 #include <linux/slab.h>
 
-#include "internal.h"
+#include "core.h"
+#include "stats.h"
+#include "timeout.h"
 
 #define CREATE_TRACE_POINTS
 #include "trace.h"
@@ -613,7 +616,7 @@ int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
 /*
  * callout_refile() - arm the callout whose func runs now again, with its
  * func and arg, at @expires_ns: a periodic one's next expiry, or one whose
- * user put its due time back (dev.c's due-time table)
+ * user put its due time back (dev_due.c's due-time table)
  * @c:		the callout whose func runs now
  * @now_ns:	callout_now_ns() read by the func
  * @expires_ns:	the new due time

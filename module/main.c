@@ -11,7 +11,10 @@
 #include <linux/moduleparam.h>
 #include <uapi/linux/callout.h>
 
-#include "internal.h"
+#include "core.h"
+#include "dev.h"
+#include "stats.h"
+#include "timeout.h"
 
 char *callout_scheme = "hashed";
 module_param_named(scheme, callout_scheme, charp, 0444);

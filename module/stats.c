@@ -6,7 +6,9 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
-#include "internal.h"
+#include "dev.h"
+#include "stats.h"
+#include "timeout.h"
 
 DEFINE_PER_CPU(struct callout_op_counts, callout_op_counts);
 atomic_long_t callout_alloc_failures[CALLOUT_ALLOC_NR];

@@ -106,7 +106,7 @@
  * bound for its free list and an expire op, called in softirq context once
  * the core has started the callout's expiry, so no untimeout() can cancel
  * it: the op owns the callout then, until it calls callout_to_put(). The
- * kernel's op runs func(arg); a file's (dev.c) queues an event, and its
+ * kernel's op runs func(arg); a file's (dev_timeout.c) queues an event, and its
  * reader puts the callout back. An
  * owner's list of all its callouts lets callout_owner_drain() cancel what
  * it left at exit (close(), unload), looking at each once; the free list
@@ -132,7 +132,8 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
-#include "internal.h"
+#include "stats.h"
+#include "timeout.h"
 
 /*
  * Callouts of one key share its bucket with others; a cap keeps the walk

@@ -1,24 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * internal.h - what the parts of callout.ko share: the per-CPU bases, the
- * module parameters and the statistics.
+ * core.h - the facility's core (core.c) as the rest of callout.ko sees it:
+ * the per-CPU bases, the module parameters, arming and cancelling.
  */
-#ifndef CALLOUT_INTERNAL_H
-#define CALLOUT_INTERNAL_H
+#ifndef CALLOUT_CORE_H
+#define CALLOUT_CORE_H
 
 #include <linux/atomic.h>
 #include <linux/callout.h>
-#include <linux/list_nulls.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/math64.h>
 #include <linux/smp.h>
 #include <linux/percpu.h>
-#include <linux/percpu_counter.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
-/* After spinlock.h: 6.12-rt's local_lock_internal.h needs spinlock_t. */
-#include <linux/local_lock.h>
 
 #include "callout_tw.h"
 #include "compat.h"
@@ -141,26 +137,8 @@ static inline u64 callout_ns_to_tick_up(u64 ns)
 }
 
 extern struct tw_geometry callout_geo;	/* the wheels', from the parameters */
-extern unsigned long callout_max_per_file, callout_max_total;
 
-/**
- * struct callout_key - what the old interface finds a callout by
- * @owner:	the struct callout_owner: a /dev/callout file's, or
- *		timeout.c's of kernel callers
- * @func:	the func, as an opaque value
- * @arg:	the arg, as an opaque value
- */
-struct callout_key {
-	const void *owner;
-	u64 func;
-	u64 arg;
-};
-
-/* An entry of the func/arg index (timeout.c): one key may have many. */
-struct callout_hashed {
-	struct hlist_nulls_node node;
-	struct callout_key key;
-};
+struct callout_key;
 
 /* core.c */
 extern struct callout_base __percpu *callout_bases;
@@ -310,150 +288,4 @@ static inline int callout_batch_try_unset(struct callout_batch *b,
 
 void callout_wait_idle(struct callout *c);
 
-/* timeout.c: the old interface, one implementation for every owner */
-struct callout_to;
-struct kmem_cache;
-
-/**
- * struct callout_owner_ops - what an owner of timeouts does with them
- * @expire:	a timeout of the owner expired: softirq context, the callout
- *		beyond untimeout()'s reach; the op owns it until it calls
- *		callout_to_put()
- */
-struct callout_owner_ops {
-	void (*expire)(struct callout_to *to);
-};
-
-/**
- * struct callout_to_stack - a per-CPU front of an owner's free list
- * @bh_lock:	taken with bottom halves off (timeout.c says why)
- * @top:	the idle callout put last, linked by ->next_free
- * @nr:		how many
- */
-struct callout_to_stack {
-	local_lock_t bh_lock;
-	struct callout_to *top;
-	unsigned int nr;
-};
-
-/**
- * struct callout_owner - who arms timeouts and cancels them by key: the
- * kernel's callers, or a /dev/callout file
- * @lock:	protects @free, @all, @nr_free and @closing; taken with
- *		bottom halves off, with no lock of the facility inside it
- *		but a base lock in callout_owner_drain()
- * @free:	idle callouts, at most @max_free, linked by ->next_free
- *		(4.4BSD's callfree)
- * @all:	every callout it has from its cache, idle or not
- * @nr_free:	on @free
- * @max_free:	the bound of @free
- * @closing:	draining: a callout put goes back to the slab
- * @ops:	its expire op
- * @cache:	its callouts' cache (callout_to_cache_create()), which its
- *		callouts are charged to
- * @gfp:	for allocations when @free is empty
- * @pcpu:	NULL, or per-CPU fronts of @free, each with bottom halves off:
- *		for an owner whose callers run on every CPU at once (the
- *		kernel's), drained only when nothing runs against it
- */
-struct callout_owner {
-	spinlock_t lock;		/* see above */
-	struct callout_to *free;
-	struct list_head all;
-	unsigned int nr_free;
-	unsigned int max_free;
-	bool closing;
-	const struct callout_owner_ops *ops;
-	struct kmem_cache *cache;
-	gfp_t gfp;
-	struct callout_to_stack __percpu *pcpu;
-};
-
-/**
- * struct callout_to - a timeout: a callout found by its owner, func and arg
- * @c:		the callout; its func is timeout.c's
- * @h:		its entry in the func/arg index, key.owner its owner
- * @bucket:	the bucket of @h.key in that index
- * @state:	TO_IDLE, TO_ARMED or TO_FIRED (timeout.c), read racily
- * @expires_ns:	when its arming is due: the clock when it was armed + ticks
- *		* tick_ns (it fires at the first tick boundary at or after
- *		that), for its owner's expire op to report
- * @owner:	the owner whose cache it comes from
- * @link:	on the owner's list of all its callouts, under its lock
- * @next_free:	next on the owner's free list, under its lock
- *
- * An owner's objects start with one; its cache is SLAB_TYPESAFE_BY_RCU.
- */
-struct callout_to {
-	struct callout c;
-	struct callout_hashed h;
-	u32 bucket;
-	int state;
-	u64 expires_ns;
-	struct callout_owner *owner;
-	struct list_head link;
-	struct callout_to *next_free;
-};
-
-struct kmem_cache *callout_to_cache_create(const char *name, size_t size,
-					   slab_flags_t flags);
-void callout_owner_init(struct callout_owner *o,
-			const struct callout_owner_ops *ops,
-			struct kmem_cache *cache, gfp_t gfp,
-			unsigned int max_free);
-unsigned long callout_owner_drain(struct callout_owner *o, bool warn);
-void callout_owner_destroy(struct callout_owner *o);
-int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
-		   unsigned long ticks, u64 now_ns);
-int callout_to_cancel(struct callout_owner *o, u64 func, u64 arg);
-void callout_to_put(struct callout_to *to);
-int callout_timeout_init(void);
-void callout_timeout_exit(void);
-void callout_hash_stats(u64 *entries, u64 *longest_chain);
-
-/* dev.c */
-int callout_dev_init(void);
-void callout_dev_exit(void);
-extern struct percpu_counter callout_user_total;
-
-/* clock.c: the clock page, which dev.c's mmap() gives */
-struct vm_area_struct;
-int callout_clock_mmap(struct vm_area_struct *vma);
-int callout_clock_init(void);
-void callout_clock_exit(void);
-
-/* Counted where no base lock is held: this_cpu_inc() */
-struct callout_op_counts {
-	u64 reset;
-	u64 timeout;
-	u64 untimeout;
-};
-DECLARE_PER_CPU(struct callout_op_counts, callout_op_counts);
-
-/*
- * Where an allocation for a caller can fail, each failure counted once
- * (debugfs alloc_failures): the caller sees -ENOMEM for every one.
- */
-enum callout_alloc_site {
-	CALLOUT_ALLOC_FILE,		/* open(): the file */
-	CALLOUT_ALLOC_HANDLES,		/* SET: the handle table's part */
-	CALLOUT_ALLOC_DUE_PAGE,		/* SET: a page of the due table */
-	CALLOUT_ALLOC_DUE_INDEX,	/* SET: the due table's index */
-	CALLOUT_ALLOC_CALLOUT,		/* SET: the user callout */
-	CALLOUT_ALLOC_TIMEOUT,		/* TIMEOUT, timeout(): the callout */
-	CALLOUT_ALLOC_NR
-};
-
-extern atomic_long_t callout_alloc_failures[CALLOUT_ALLOC_NR];
-
-static inline void callout_alloc_failed(enum callout_alloc_site site)
-{
-	atomic_long_inc(&callout_alloc_failures[site]);
-}
-
-/* stats.c */
-void callout_stats_sum(struct callout_cpu_stats *total);
-void callout_debugfs_init(void);
-void callout_debugfs_exit(void);
-
-#endif /* CALLOUT_INTERNAL_H */
+#endif /* CALLOUT_CORE_H */

@@ -1,0 +1,735 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dev_callout.c - a file's SET, UNSET and RESET: the charge of each
+ * callout, the handle table, the armings and their expiry, uc_fire().
+ *
+ * The handle table is an array of slots (a genradix): slot i holds the
+ * callout whose handle is (gen << 32 | i), gen being the slot's generation.
+ * A lookup is an index and a compare, and a cancel frees the slot for the
+ * next SET with its generation one higher, so a handle is never given
+ * twice; a slot whose generations are spent is retired. Freed ucallouts
+ * stay with the file as spares, up to UC_SPARES, for the next SET, as
+ * 4.4BSD's timeout() took its callouts from the callfree list: a SET+UNSET
+ * allocates nothing once the file has run.
+ *
+ * The expiry only publishes. uc_fire() runs in the tick (softirq, a
+ * ktimers thread on PREEMPT_RT): it writes the expiry into the ucallout's
+ * event fields under a seqcount (the func of one callout never runs on two
+ * CPUs at once: core.c keeps a callout whose func runs on that base),
+ * counts it, and queues the ucallout on the file's lock-less list, an
+ * llist, unless it is queued already; it wakes a reader only when that
+ * list goes from empty to non-empty. It allocates nothing and takes no
+ * lock of the file. A periodic callout is forwarded by the core
+ * (callout_forward(), as hrtimer_forward()): the due times it skipped while
+ * late are added to the count; one that cannot be re-armed any more sends
+ * its last event with CALLOUT_EV_LAST. An llist rather than per-CPU queues:
+ * one atomic exchange takes every CPU's events at once, and a file's
+ * callouts are few enough per tick that the one cache line is no
+ * bottleneck; the reader would otherwise merge per-CPU queues.
+ *
+ * Each arming has a sequence number, and each record carries the one it
+ * was produced under. The reader returns a record only if its number is
+ * that of the arming in force, checked under the file lock, which is
+ * where every cancel and re-arm changes it: a cancel (UNSET, close) sets
+ * it to 0 once the callout's func is known not to run
+ * (callout_try_unset_sync() under the file lock, or callout_unset_sync()
+ * outside it), and a RESET to a new one. So after UNSET returns 0 no event
+ * of that arming is read, and after RESET returns 0 no event of the
+ * arming it replaced: an event of it still queued is stale and dropped.
+ * A RESET replaces the arming in place, keeping the old one if the scheme
+ * refuses the new (ENOSPC, ERANGE), so it cannot cancel first: it re-arms
+ * with callout_reset_from(), which the core refuses while the func runs
+ * (the RESET waits that out), and each arming passes its own parameters
+ * to the func as its argument: two records a ucallout, struct uc_arming,
+ * one in force and one free, since the one replaced had no func running
+ * at the moment it was replaced, nor can it have one after. The core also
+ * refuses a callout that is no longer pending: a one-shot whose expiry
+ * ran is never armed again by a RESET (ENOENT), whatever UC_ENDED said
+ * when the RESET looked.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "dev.h"
+#include "stats.h"
+
+static struct kmem_cache *ucallout_cache;
+
+/*
+ * Every file's callouts, against max_total: a per-CPU counter, so that a
+ * SET and a cancel touch no cache line that every CPU's SETs share. It is
+ * summed exactly only near the limit (__percpu_counter_compare()).
+ */
+struct percpu_counter callout_user_total;
+#define UC_TOTAL_BATCH	64
+
+/*
+ * Count one more callout against @f's max_per_file and everyone's
+ * max_total: a SET's from uc_get() until __uc_put(), a TIMEOUT's from the
+ * ioctl until it is cancelled or its event read (or dropped at close).
+ * One count for both kinds: a file can fill its cap with either.
+ * Return: 0, or -ENOSPC with nothing counted.
+ */
+int uc_charge(struct callout_file *f)
+{
+	if (atomic_long_inc_return(&f->nr_uc) <= callout_max_per_file) {
+		percpu_counter_add_batch(&callout_user_total, 1,
+					 UC_TOTAL_BATCH);
+		/*
+		 * Far below the limit, as mostly, the approximate count
+		 * says so; __percpu_counter_compare() says it too, but is a
+		 * call on every SET. The approximate count is read without
+		 * the counter's lock, racing its other CPUs' batch flushes
+		 * by design: any value it reads is within the margin below.
+		 */
+		if (data_race(percpu_counter_read(&callout_user_total)) <
+		    (s64)callout_max_total - UC_TOTAL_BATCH * num_online_cpus() ||
+		    __percpu_counter_compare(&callout_user_total,
+					     callout_max_total,
+					     UC_TOTAL_BATCH) <= 0)
+			return 0;
+		percpu_counter_add_batch(&callout_user_total, -1,
+					 UC_TOTAL_BATCH);
+	}
+	atomic_long_dec(&f->nr_uc);
+	return -ENOSPC;
+}
+
+void uc_uncharge(struct callout_file *f, unsigned long n)
+{
+	atomic_long_sub(n, &f->nr_uc);
+	percpu_counter_add_batch(&callout_user_total, -(s64)n, UC_TOTAL_BATCH);
+}
+
+/* The callout armed as @handle, or NULL; the file lock is held. */
+struct ucallout *__uc_lookup(struct callout_file *f, u64 handle)
+{
+	u32 idx = lower_32_bits(handle);
+	struct uc_slot *s;
+
+	lockdep_assert_held(&f->lock);
+	if (!idx || idx >= f->nr_slots)
+		return NULL;
+	s = genradix_ptr(&f->slots, idx);
+	return s->gen == upper_32_bits(handle) ? s->uc : NULL;
+}
+
+/*
+ * Take a free slot for a new callout; the file lock is held.
+ * Return: the slot; ERR_PTR(-EAGAIN), with the index of the slot whose page
+ * must be allocated first in @*idx; ERR_PTR(-ENOSPC) if every index is used.
+ */
+static struct uc_slot *__uc_slot_take(struct callout_file *f, u32 *idx)
+{
+	struct uc_slot *s = f->free_slot;
+	struct page *due;
+
+	lockdep_assert_held(&f->lock);
+	if (s) {
+		f->free_slot = s->next_free;
+		return s;
+	}
+	if (f->nr_slots == U32_MAX)
+		return ERR_PTR(-ENOSPC);
+	s = genradix_ptr(&f->slots, f->nr_slots);
+	due = xa_load(&f->due_pages, f->nr_slots / UC_DUE_PER_PAGE);
+	if (!s || !due) {
+		*idx = f->nr_slots;
+		return ERR_PTR(-EAGAIN);
+	}
+	s->idx = f->nr_slots++;
+	s->due = (u64 *)page_address(due) + s->idx % UC_DUE_PER_PAGE;
+	return s;
+}
+
+/*
+ * Allocate what slot @idx needs, its part of the handle table and its page
+ * of the due-time table, without the file lock. Return: 0 or -ENOMEM.
+ */
+static int uc_slot_alloc(struct callout_file *f, u32 idx)
+{
+	unsigned long pg = idx / UC_DUE_PER_PAGE;
+	struct page *page;
+	int err;
+
+	if (!genradix_ptr_alloc(&f->slots, idx, UC_GFP)) {
+		callout_alloc_failed(CALLOUT_ALLOC_HANDLES);
+		return -ENOMEM;
+	}
+	if (xa_load(&f->due_pages, pg))
+		return 0;
+	page = alloc_page(UC_GFP | __GFP_ZERO);
+	if (!page) {
+		callout_alloc_failed(CALLOUT_ALLOC_DUE_PAGE);
+		return -ENOMEM;
+	}
+	err = xa_insert(&f->due_pages, pg, page, UC_GFP);
+	if (err)
+		__free_page(page);
+	if (err == -ENOMEM)
+		callout_alloc_failed(CALLOUT_ALLOC_DUE_INDEX);
+	/* -EBUSY: another SET put one there first. */
+	return err == -EBUSY ? 0 : err;
+}
+
+/*
+ * Free slot @s: its next handle is one never given, and its due-time entry
+ * reads 0 until then. The file lock is held.
+ */
+static void __uc_slot_free(struct callout_file *f, struct uc_slot *s)
+{
+	lockdep_assert_held(&f->lock);
+	s->uc = NULL;
+	WRITE_ONCE(*s->due, 0);
+	if (s->gen == UC_GEN_END - 1)
+		return;		/* retired: all its handles are spent */
+	s->gen++;
+	s->next_free = f->free_slot;
+	f->free_slot = s;
+}
+
+/* Say why a SET or TIMEOUT was refused, rate-limited. Return: @err. */
+int uc_refused(int err)
+{
+	pr_warn_ratelimited("%s (pid %d): %s\n", current->comm,
+			    task_pid_nr(current), err == -ENOSPC ?
+			    "callout limit reached" : "out of memory");
+	return err;
+}
+
+/*
+ * A new ucallout with a slot reserved for it: uc->handle names it, but
+ * lookups do not find it until __uc_arm_new(). A spare if the file has
+ * one. The file lock is held, and dropped and taken again to allocate
+ * (batch @b ended first; as in every __ helper that takes one).
+ */
+static struct ucallout *__uc_get(struct callout_file *f,
+				 struct callout_batch *b)
+	__must_hold(&f->lock)
+{
+	struct ucallout *uc;
+	struct uc_slot *s;
+	u32 idx;
+	int err;
+
+	lockdep_assert_held(&f->lock);
+	err = uc_charge(f);
+	if (err)
+		return ERR_PTR(uc_refused(err));
+	while ((s = __uc_slot_take(f, &idx)) == ERR_PTR(-EAGAIN)) {
+		callout_batch_end(b);
+		spin_unlock_bh(&f->lock);
+		err = uc_slot_alloc(f, idx);
+		spin_lock_bh(&f->lock);
+		if (err)
+			goto uncharge;
+	}
+	if (IS_ERR(s)) {
+		err = PTR_ERR(s);
+		goto uncharge;
+	}
+	if (f->spares) {
+		uc = llist_entry(f->spares, struct ucallout, q.node);
+		f->spares = f->spares->next;
+		f->nr_spares--;
+	} else {
+		callout_batch_end(b);
+		spin_unlock_bh(&f->lock);
+		uc = kmem_cache_alloc(ucallout_cache, UC_GFP);
+		spin_lock_bh(&f->lock);
+		if (!uc) {
+			callout_alloc_failed(CALLOUT_ALLOC_CALLOUT);
+			__uc_slot_free(f, s);
+			err = -ENOMEM;
+			goto uncharge;
+		}
+	}
+	/*
+	 * Field by field, not a memset of all 256 bytes: the arming records
+	 * and the event times are written before they are read.
+	 */
+	__callout_init(&uc->c);
+	/* Its due-time entry may put it back: the tick asks dev_due.c first. */
+	uc->c.entry.flags |= CALLOUT_LAZY;
+	uc->file = f;
+	uc->handle = (u64)s->gen << 32 | s->idx;
+	uc->slot = s;
+	uc->cookie = 0;
+	uc->cur_seq = 0;
+	uc->cur = 0;
+	uc->linked = false;
+	uc->busy = 0;
+	atomic_set(&uc->state, 0);
+	uc->q.timeout = false;
+	seqcount_init(&uc->ev_seqc);
+	seqcount_init(&uc->due_seqc);
+	uc->ev_seq = 0;
+	uc->ev_count = 0;
+	uc->rd_seq = 0;
+	uc->rd_count = 0;
+	return uc;
+uncharge:
+	uc_uncharge(f, 1);
+	return ERR_PTR(uc_refused(err));
+}
+
+static struct ucallout *uc_get(struct callout_file *f)
+{
+	struct ucallout *uc;
+
+	spin_lock_bh(&f->lock);
+	uc = __uc_get(f, NULL);
+	spin_unlock_bh(&f->lock);
+	return uc;
+}
+
+/*
+ * Give back @uc, which is in no table, queue or hash and whose func does
+ * not run: it becomes a spare, or is freed. The file lock is held.
+ */
+static void __uc_put(struct callout_file *f, struct ucallout *uc)
+{
+	lockdep_assert_held(&f->lock);
+	uc_uncharge(f, 1);
+	if (f->nr_spares < UC_SPARES && !f->closing) {
+		uc->q.node.next = f->spares;
+		f->spares = &uc->q.node;
+		f->nr_spares++;
+	} else {
+		kmem_cache_free(ucallout_cache, uc);
+	}
+}
+
+/* Give back @uc of uc_get() and the slot reserved for it, never armed. */
+static void uc_abort(struct callout_file *f, struct ucallout *uc)
+{
+	spin_lock_bh(&f->lock);
+	__uc_slot_free(f, uc->slot);
+	__uc_put(f, uc);
+	spin_unlock_bh(&f->lock);
+}
+
+/* Take @uc out of the table; the file lock is held. */
+void __uc_unlink(struct callout_file *f, struct ucallout *uc)
+{
+	lockdep_assert_held(&f->lock);
+	if (!uc->linked)
+		return;
+	__uc_slot_free(f, uc->slot);
+	uc->linked = false;
+}
+
+/*
+ * Put @uc if no one holds it any more: out of the table, no cancel or
+ * RESET waiting on it, neither queued nor in a reader's hands. Only a func
+ * can queue it again, and none runs: a callout leaves the table only once
+ * cancelled with its func waited out, or once its arming ended. The file
+ * lock is held.
+ */
+void __uc_done(struct callout_file *f, struct ucallout *uc)
+{
+	lockdep_assert_held(&f->lock);
+	if (!uc->linked && !uc->busy &&
+	    !(atomic_read(&uc->state) & (UC_QUEUED | UC_READING)))
+		__uc_put(f, uc);
+}
+
+/*
+ * Queue @uc's expiry on its file's event list, unless it is queued already,
+ * with @end (UC_ENDED or 0), and wake a reader if the list was empty. In the
+ * tick. Once queued, a reader may free @uc, and a close() free @f after a
+ * grace period: @f is used inside one, @uc not at all.
+ */
+static void uc_publish(struct ucallout *uc, struct callout_file *f, u32 end)
+{
+	rcu_read_lock();
+	if (!(atomic_fetch_or(UC_QUEUED | end, &uc->state) & UC_QUEUED))
+		uc_enqueue(f, &uc->q);
+	rcu_read_unlock();
+}
+
+/*
+ * The expiry of a ucallout, in the tick (softirq, or the ktimers thread of
+ * PREEMPT_RT). It takes no lock of the file and allocates nothing.
+ */
+static void uc_fire(void *arg)
+{
+	struct uc_arming *a = arg;
+	struct ucallout *uc = a->uc;
+	struct callout_file *f = uc->file;
+	u64 now = callout_now_ns(), due = a->expires_ns, missed = 0;
+	u64 *entry = uc->slot->due, v;
+	bool mine = uc_entry_mine(uc, &v);
+	u32 flags = 0, end = UC_ENDED;
+	s64 ret;
+
+	/* What the user stored for this handle; the core took most deferrals. */
+	if (mine) {
+		if (v & CALLOUT_DUE_CANCEL) {
+			/*
+			 * A lazy cancel: the arming ends, and no event of it
+			 * is read, as after an UNSET; the reader reaps it.
+			 */
+			preempt_disable();
+			write_seqcount_begin(&uc->ev_seqc);
+			uc->ev_seq = 0;
+			write_seqcount_end(&uc->ev_seqc);
+			preempt_enable();
+			uc_publish(uc, f, UC_ENDED);
+			return;
+		}
+		if (uc_deferred(uc, a, now, v))
+			return;
+		due = a->expires_ns;
+	}
+
+	if (a->period_ns) {
+		flags |= CALLOUT_EV_PERIODIC;
+		ret = callout_forward(&uc->c, now, a->period_ns,
+				      &a->expires_ns);
+		/* Armed anew since this expiry began: not this arming's. */
+		if (ret == -EALREADY)
+			return;
+		due = a->expires_ns - a->period_ns;
+		if (ret >= 0) {
+			missed = ret;
+			end = 0;
+			/* The next due tick, unless the user stored since. */
+			if (mine)
+				cmpxchg64(entry, v,
+					  uc_due_entry(uc, a->expires_ns));
+		} else {
+			/* Beyond the scheme's reach now: its last event. */
+			flags |= CALLOUT_EV_LAST;
+		}
+	}
+
+	/* One writer: a callout's func never runs on two CPUs at once. */
+	preempt_disable();
+	write_seqcount_begin(&uc->ev_seqc);
+	if (uc->ev_seq != a->seq) {
+		uc->ev_seq = a->seq;
+		uc->ev_count = 0;
+	}
+	uc->ev_count += 1 + missed;
+	uc->ev_expires_ns = due;
+	uc->ev_fired_ns = now;
+	uc->ev_flags = flags;
+	write_seqcount_end(&uc->ev_seqc);
+	preempt_enable();
+	uc_publish(uc, f, end);
+}
+
+/*
+ * Cancel @uc, which is in the table; the file lock is held, and dropped
+ * and taken again if its func runs now. Its handle is gone at once.
+ * Return: 0 if its arming is cancelled (no event of it will be read), or
+ * -ENOENT if that arming had ended by itself first (a one-shot that fired,
+ * whose event stands).
+ */
+int __uc_cancel(struct callout_file *f, struct ucallout *uc,
+		struct callout_batch *b)
+	__must_hold(&f->lock)
+{
+	int ret = 0;
+
+	__uc_unlink(f, uc);
+	uc->busy++;
+	if (callout_batch_try_unset(b, &uc->c) == -EBUSY) {
+		callout_batch_end(b);
+		spin_unlock_bh(&f->lock);
+		callout_unset_sync(&uc->c);
+		spin_lock_bh(&f->lock);
+	}
+	uc->busy--;
+	/* Its func is done with: UC_ENDED cannot change any more. */
+	if (atomic_read(&uc->state) & UC_ENDED)
+		ret = -ENOENT;
+	else
+		uc->cur_seq = 0;	/* an event still queued is stale */
+	__uc_done(f, uc);
+	return ret;
+}
+
+int uc_check_times(u64 timeout_ns, u64 period_ns)
+{
+	u64 max = callout_max_timeout_ns();
+
+	if (!timeout_ns || (period_ns && period_ns < callout_tick_ns_param))
+		return -EINVAL;
+	if (timeout_ns > max || period_ns > max)
+		return -ERANGE;
+	return 0;
+}
+
+/*
+ * Arm @uc of __uc_get() with its first arming, due at @expires_ns and
+ * computed from the clock read @now_ns, and enter it in the table under
+ * its handle. The file lock is held.
+ * Return: 0, or -errno with @uc out of the table again, for the caller to
+ * put. On success @uc may fire, be read and be freed as soon as the lock
+ * is dropped: the caller must not touch it again.
+ */
+static int __uc_arm_new(struct callout_file *f, struct ucallout *uc,
+			u64 now_ns, u64 expires_ns, u64 period_ns,
+			struct callout_batch *b)
+{
+	int ret;
+
+	lockdep_assert_held(&f->lock);
+	uc->arm[0] = (struct uc_arming) {
+		.uc = uc,
+		.seq = 1,
+		.expires_ns = expires_ns,
+		.period_ns = period_ns,
+	};
+	uc->cur_seq = 1;
+	uc->slot->uc = uc;
+	uc->linked = true;
+	/* Before the arming: its expiry reads it. */
+	WRITE_ONCE(*uc->slot->due, uc_due_entry(uc, expires_ns));
+	ret = callout_batch_set_from(b, &uc->c, now_ns, expires_ns, uc_fire,
+				     &uc->arm[0]);
+	if (ret < 0) {
+		__uc_slot_free(f, uc->slot);
+		uc->linked = false;
+		return ret;
+	}
+	return 0;
+}
+
+int ioc_set(struct callout_file *f, struct callout_set __user *argp)
+{
+	struct callout_set req;
+	struct ucallout *uc;
+	u64 now;
+	int ret;
+
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	ret = uc_check_times(req.timeout_ns, req.period_ns);
+	if (ret)
+		return ret;
+	uc = uc_get(f);
+	if (IS_ERR(uc))
+		return PTR_ERR(uc);
+	uc->cookie = req.cookie;
+	/*
+	 * Hand out the handle before arming: a callout whose handle cannot
+	 * be written back is never armed, so no event can come for a handle
+	 * the caller never learnt.
+	 */
+	if (put_user(uc->handle, &argp->handle)) {
+		uc_abort(f, uc);
+		return -EFAULT;
+	}
+	now = callout_now_ns();
+	spin_lock_bh(&f->lock);
+	ret = __uc_arm_new(f, uc, now, now + req.timeout_ns, req.period_ns,
+			   NULL);
+	if (ret)
+		__uc_put(f, uc);
+	spin_unlock_bh(&f->lock);
+	return ret;
+}
+
+int ioc_unset(struct callout_file *f, u64 __user *argp)
+{
+	struct ucallout *uc;
+	u64 handle;
+	int ret = -ENOENT;
+
+	if (get_user(handle, argp))
+		return -EFAULT;
+	spin_lock_bh(&f->lock);
+	uc = __uc_lookup(f, handle);
+	if (uc)
+		ret = __uc_cancel(f, uc, NULL);
+	spin_unlock_bh(&f->lock);
+	return ret;
+}
+
+/*
+ * Re-arm @uc in place with a new arming in its free record. The core
+ * refuses while @uc's func runs; then wait that out and try again. It
+ * refuses too once the arming has ended (its last func ran, UC_ENDED),
+ * which the check here may not see yet: never re-arm an ended one. A
+ * refusal of the scheme leaves the arming in force as it was. The file
+ * lock is held, and dropped and taken again while waiting.
+ * Return: 0, -ENOENT if @uc is cancelled or its arming ended meanwhile,
+ * or the scheme's -ENOSPC/-ERANGE.
+ */
+static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
+		      u64 timeout_ns, u64 period_ns, struct callout_batch *b)
+	__must_hold(&f->lock)
+{
+	u64 *entry = uc->slot->due, old, new;
+	struct uc_arming *a;
+	int ret;
+
+	for (;;) {
+		if (!uc->linked || (atomic_read(&uc->state) & UC_ENDED))
+			return -ENOENT;
+		a = &uc->arm[!uc->cur];
+		*a = (struct uc_arming) {
+			.uc = uc,
+			.seq = uc->cur_seq + 1,
+			.expires_ns = now + timeout_ns,
+			.period_ns = period_ns,
+		};
+		/*
+		 * The new due tick before the new arming, whose expiry reads
+		 * it, and the old one back if the arming is refused (unless
+		 * the user stored since). An expiry of either arming that
+		 * meets these writes does not act on the entry (uc_fire()),
+		 * so a refused RESET leaves the old arming as it was.
+		 */
+		new = uc_due_entry(uc, a->expires_ns);
+		raw_write_seqcount_begin(&uc->due_seqc);
+		old = READ_ONCE(*entry);
+		WRITE_ONCE(*entry, new);
+		ret = callout_batch_reset_from(b, &uc->c, now, a->expires_ns,
+					       uc_fire, a);
+		if (ret < 0)
+			cmpxchg64(entry, new, old);
+		raw_write_seqcount_end(&uc->due_seqc);
+		if (ret != -EBUSY)
+			break;
+		uc->busy++;
+		callout_batch_end(b);
+		spin_unlock_bh(&f->lock);
+		callout_wait_idle(&uc->c);
+		spin_lock_bh(&f->lock);
+		uc->busy--;
+	}
+	if (ret < 0)
+		return ret;
+	/* Any event of the arming replaced is stale from here. */
+	uc->cur ^= 1;
+	uc->cur_seq = a->seq;
+	return 0;
+}
+
+/* RESET of @handle from the clock read @now; the file lock is held. */
+int __uc_reset_handle(struct callout_file *f, u64 handle, u64 now,
+		      u64 timeout_ns, u64 period_ns,
+			     struct callout_batch *b)
+	__must_hold(&f->lock)
+{
+	struct ucallout *uc;
+	int ret;
+
+	this_cpu_inc(callout_op_counts.reset);
+	uc = __uc_lookup(f, handle);
+	if (!uc)
+		return -ENOENT;
+	ret = __uc_reset(f, uc, now, timeout_ns, period_ns, b);
+	/* A cancel may have come while it waited. */
+	__uc_done(f, uc);
+	return ret;
+}
+
+int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
+{
+	struct callout_reset req;
+	u64 now;
+	int ret;
+
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	ret = uc_check_times(req.timeout_ns, req.period_ns);
+	if (ret)
+		return ret;
+	now = callout_now_ns();
+	spin_lock_bh(&f->lock);
+	ret = __uc_reset_handle(f, req.handle, now, req.timeout_ns,
+				req.period_ns, NULL);
+	spin_unlock_bh(&f->lock);
+	return ret;
+}
+
+/* SET from the clock read @now; the file lock is held. */
+int __uc_set(struct callout_file *f, struct callout_op *op, u64 now,
+	     struct callout_batch *b)
+	__must_hold(&f->lock)
+{
+	struct ucallout *uc;
+	int ret;
+
+	uc = __uc_get(f, b);
+	if (IS_ERR(uc))
+		return PTR_ERR(uc);
+	uc->cookie = op->cookie;
+	ret = __uc_arm_new(f, uc, now, now + op->timeout, op->period_ns, b);
+	if (ret) {
+		__uc_put(f, uc);
+		return ret;
+	}
+	op->handle = uc->handle;
+	return 0;
+}
+
+/*
+ * close(): cancel every callout of the table, so that no func of the file
+ * runs after. One file-lock section a callout, so bottom halves are never
+ * off for the whole table, rescheduling at least every UC_RESCHED.
+ */
+void uc_cancel_all(struct callout_file *f)
+{
+	struct uc_slot *s;
+	u32 idx;
+
+	for (idx = 1; idx < f->nr_slots; idx++) {
+		s = genradix_ptr(&f->slots, idx);
+		spin_lock_bh(&f->lock);
+		if (s->uc)
+			__uc_cancel(f, s->uc, NULL);
+		spin_unlock_bh(&f->lock);
+		if (!(idx % UC_RESCHED))
+			cond_resched();
+	}
+}
+
+/*
+ * close(): free the spares, the handle table and the due-time table, once
+ * every callout is put and no mapping of the table is left.
+ */
+void uc_table_free(struct callout_file *f)
+{
+	struct llist_node *spare;
+	unsigned long pg;
+	struct page *page;
+
+	while ((spare = f->spares)) {
+		f->spares = spare->next;
+		kmem_cache_free(ucallout_cache,
+				llist_entry(spare, struct ucallout, q.node));
+	}
+	genradix_free(&f->slots);
+	xa_for_each(&f->due_pages, pg, page)
+		__free_page(page);
+	xa_destroy(&f->due_pages);
+}
+
+int uc_callout_init(void)
+{
+	if (percpu_counter_init(&callout_user_total, 0, GFP_KERNEL))
+		return -ENOMEM;
+	ucallout_cache = KMEM_CACHE(ucallout, SLAB_ACCOUNT);
+	if (!ucallout_cache) {
+		percpu_counter_destroy(&callout_user_total);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void uc_callout_exit(void)
+{
+	kmem_cache_destroy(ucallout_cache);
+	percpu_counter_destroy(&callout_user_total);
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dev_due.c - a file's due-time table: a deferral or a cancel of a
+ * callout by a store into a mapped page instead of a system call.
+ *
+ * The due-time table lets a program put a callout back, or cancel it,
+ * with a store instead of a system call, as tokio resets a timer and Netty
+ * cancels one lazily. Each slot has a u64 entry in a page of the file's
+ * (UC_DUE_PER_PAGE slots a page, allocated with the first slot of its
+ * range, freed at close), which mmap() maps: shared only, a page the file
+ * has not used yet faulting SIGBUS. A SET and a RESET write there, before
+ * they arm, the handle's generation and the due tick; a freed slot's entry
+ * reads 0. The program may store a later tick, or the cancel mark
+ * (include/uapi/linux/callout.h gives the layout). uc_fire() reads the
+ * entry once, with READ_ONCE() through the kernel's own mapping of the
+ * page (no fault, no sleep), and trusts nothing in it:
+ *
+ * - an entry of another generation (a store meant for an earlier handle
+ *   of the slot) is ignored;
+ * - the cancel mark ends the arming as an UNSET would, lazily: no event of
+ *   it is read (the record's sequence becomes 0, a stale one), and the
+ *   reader reaps it from the queue like any ended arming;
+ * - a later tick, less than half the 2^39-tick circle on from the due
+ *   tick and within max_timeout_ns of now, re-files the callout there
+ *   (callout_refile(), as a periodic one is forwarded), with its arming,
+ *   sequence and period unchanged, and nothing is published; a later
+ *   tick that has passed too (the tick ran late) is published as the due
+ *   time, as if the callout had been re-filed there;
+ * - anything else leaves the expiry as it is.
+ *
+ * Most deferrals do not reach uc_fire(): a ucallout is CALLOUT_LAZY, and
+ * where the tick collects it due, the core asks callout_dev_due_tick() for
+ * the later tick its entry holds and files it again there, with the base
+ * lock held, without running the func (a func run is two clock reads, two
+ * lock sections and the func, for every deferred callout once an RTO:
+ * measured in Documentation/benchmarks.rst). uc_fire() handles what the
+ * core leaves it: the cancel mark, and a tick the wheel's pass had reached
+ * already or the scheme refused.
+ *
+ * A periodic callout forwarded writes its next due tick with a cmpxchg,
+ * so that a store made meanwhile stands. Generations stay below 2^24, so
+ * that an entry holds a handle's whole generation: a slot whose
+ * generations are spent is retired (a slot index and 8 bytes of table per
+ * 16.7M armings of one slot).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/xarray.h>
+
+#include "dev.h"
+
+/*
+ * The ticks after due tick @at that entry @v puts a callout back by, or 0:
+ * the tick modulo 2^39 taken as the one less than 2^38 ticks after @at;
+ * one not later, or further than any SET may ask (so that a product with
+ * the tick cannot overflow), is none.
+ */
+static u64 uc_later(u64 v, u64 at)
+{
+	u64 later = (v - at) & CALLOUT_DUE_TICK_MASK;
+
+	if (later > CALLOUT_DUE_TICK_MASK / 2 || later > callout_max_ticks + 1)
+		return 0;
+	return later;
+}
+
+/**
+ * callout_dev_due_tick() - where the tick collects a due ucallout
+ * (CALLOUT_LAZY): the later tick its user stored, or 0
+ * @c:		the ucallout's callout, due, its func not started
+ * @now:	the current tick
+ *
+ * For the core to file it again there without running its func, as
+ * uc_deferred() would have it do (the func sees a cancel mark, and
+ * anything the core leaves to it). A read of the entry and arithmetic.
+ *
+ * Context: the tick, @c's base locked, interrupts off.
+ * Return: a tick after @now within max_timeout_ns of it, or 0.
+ */
+u64 callout_dev_due_tick(struct callout *c, u64 now)
+{
+	struct ucallout *uc = container_of(c, struct ucallout, c);
+	const struct uc_arming *a = c->arg;
+	u64 v, at, later;
+
+	if (!uc_entry_mine(uc, &v) || (v & CALLOUT_DUE_CANCEL))
+		return 0;
+	at = callout_ns_to_tick_up(a->expires_ns);
+	later = uc_later(v, at);
+	if (!later || at + later <= now ||
+	    (at + later - now) * callout_tick_ns_param > callout_max_timeout_ns())
+		return 0;
+	return at + later;
+}
+
+/**
+ * callout_dev_refiled() - the core filed due @c again at @tick
+ * @c:		as callout_dev_due_tick()
+ * @tick:	what callout_dev_due_tick() returned
+ *
+ * Its arming's due time is that tick's now: what its expiry reports.
+ * Context: as callout_dev_due_tick(); no func of @c runs.
+ */
+void callout_dev_refiled(struct callout *c, u64 tick)
+{
+	struct uc_arming *a = c->arg;
+
+	a->expires_ns = tick * callout_tick_ns_param;
+}
+
+/*
+ * A later tick in @uc's due-time entry @v, read at the expiry of arming @a
+ * (due at @a->expires_ns): re-file @uc there, with the arming unchanged.
+ * Ticks are modulo 2^39: @v's is the one less than 2^38 ticks after the
+ * due tick. One that has passed too (a late tick) is published as the
+ * due time; one not later, beyond what a SET may ask now, or that the
+ * scheme refuses leaves the expiry to be published as it is.
+ * Return: true if @uc was re-filed (or armed anew since its expiry began:
+ * that arming stands, as in callout_forward()).
+ */
+bool uc_deferred(struct ucallout *uc, struct uc_arming *a, u64 now,
+		 u64 v)
+{
+	u64 at = callout_ns_to_tick_up(a->expires_ns), due = a->expires_ns;
+	u64 later = uc_later(v, at);
+	int ret;
+
+	if (!later)
+		return false;
+	a->expires_ns = (at + later) * callout_tick_ns_param;
+	/*
+	 * Passed already (the tick ran late): due now, and at the stored
+	 * tick, which its event tells, so that the program sees its store
+	 * was not too late.
+	 */
+	if (a->expires_ns <= now)
+		return false;
+	if (a->expires_ns - now > callout_max_timeout_ns()) {
+		a->expires_ns = due;
+		return false;
+	}
+	ret = callout_refile(&uc->c, now, a->expires_ns);
+	if (ret == -EALREADY)
+		a->expires_ns = due;	/* not this arming's any more */
+	if (ret && ret != -EALREADY) {
+		a->expires_ns = due;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A page of the due-time table, mapped at its first touch: one the file has
+ * not used yet is SIGBUS. A page is the file's until release(), which comes
+ * only once no mapping is left (each holds the file), so a mapping takes no
+ * reference of it.
+ */
+static vm_fault_t callout_due_fault(struct vm_fault *vmf)
+{
+	struct callout_file *f = vmf->vma->vm_file->private_data;
+	struct page *page = xa_load(&f->due_pages, vmf->pgoff);
+
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	return vmf_insert_pfn(vmf->vma, vmf->address, page_to_pfn(page));
+}
+
+static const struct vm_operations_struct callout_due_vm_ops = {
+	.fault	= callout_due_fault,
+};
+
+/*
+ * mmap(): the due-time table, shared only. It cannot grow by mremap(); a
+ * fork()ed child shares it, as it shares the file.
+ */
+int callout_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	BUILD_BUG_ON(CALLOUT_MMAP_CLOCK >> PAGE_SHIFT != UC_DUE_PAGES);
+	if (vma->vm_pgoff == UC_DUE_PAGES)
+		return callout_clock_mmap(vma);
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
+	if (vma->vm_pgoff >= UC_DUE_PAGES ||
+	    vma_pages(vma) > UC_DUE_PAGES - vma->vm_pgoff)
+		return -EINVAL;
+	vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_ops = &callout_due_vm_ops;
+	return 0;
+}
+
