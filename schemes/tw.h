@@ -339,6 +339,7 @@ void tw_hier_remove(struct tw_wheel *w, struct tw_entry *e);
 static inline int tw_insert(struct tw_wheel *w, struct tw_entry *e,
 			    u64 expires)
 {
+	u64 was = e->expires;
 	int ret;
 
 	if (WARN_ON_ONCE(tw_pending(e)))
@@ -352,8 +353,10 @@ static inline int tw_insert(struct tw_wheel *w, struct tw_entry *e,
 	} else {
 		ret = INDIRECT_CALL_2(w->ops->insert, tw_hashed_insert,
 				      tw_hier_insert, w, e);
-		if (ret)
+		if (ret) {
+			e->expires = was;	/* a refusal leaves @e as it was */
 			return ret;
+		}
 	}
 	e->flags |= TW_PENDING;
 	w->nr_pending++;

@@ -332,9 +332,12 @@ static bool t_range(const struct tw_ops *ops)
 		return false;
 	tw_entry_init(&e);
 	if (max != U64_MAX) {
+		e.expires = 7;
 		EXPECT(tw_insert(&w, &e, now + max + 1) == -ERANGE,
 		       "beyond MaxInterval %llu", (unsigned long long)max);
 		EXPECT(!tw_pending(&e) && !w.nr_pending && !tw_check(&w), "");
+		EXPECT(e.expires == 7, "a refusal changed expires to %llu",
+		       (unsigned long long)e.expires);
 		EXPECT(tw_insert(&w, &e, U64_MAX - 1) == -ERANGE, "");
 		EXPECT(!tw_insert(&w, &e, now + max), "at MaxInterval");
 		EXPECT(advance_count(&w, now + max - 1) == 0, "");
@@ -375,8 +378,11 @@ static bool t_lawn_queues(const struct tw_ops *ops)
 	for (i = 0; i < 4; i++)
 		tw_entry_init(&e[i]);
 	EXPECT(!tw_insert(&w, &e[0], 15) && !tw_insert(&w, &e[1], 17), "");
+	e[2].expires = 3;
 	EXPECT(tw_insert(&w, &e[2], 19) == -ENOSPC, "a third TTL");
 	EXPECT(!tw_pending(&e[2]) && w.nr_pending == 2, "");
+	EXPECT(e[2].expires == 3, "a refusal changed expires to %llu",
+	       (unsigned long long)e[2].expires);
 	EXPECT(!tw_insert(&w, &e[3], 15), "a known TTL");
 	EXPECT(advance_count(&w, 11) == 0, "");
 	/* At now 11, TTL 9 is still new; TTL 5 joins the queue of 15, 15. */
