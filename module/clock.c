@@ -5,8 +5,8 @@
  *
  * A program that defers a callout through the due-time table (dev_due.c)
  * needs "now" for each deadline it stores; a clock read would cost more
- * than the store (a system call where the clocksource is the HPET, 45-50 ns
- * for CLOCK_MONOTONIC_COARSE through the vDSO under TCG). The facility's
+ * than the store (a system call where the clocksource is the HPET, and
+ * tens of ns even through the vDSO). The facility's
  * own tick cannot publish it: the tick sleeps until the next callout is
  * due, for seconds. The kernel's timekeeping can: it is updated at every
  * tick of 1/HZ on a busy system, and before anything runs on a CPU that

@@ -12,7 +12,6 @@
  *   hrtimer_setup()          -        -        6.13              probed
  *   hrtimer_init()           yes      yes      gone in 6.15      not used
  *   timer_delete[_sync]()    6.1.y    yes      del_timer* gone   probed
- *   timer_container_of()     -        -        6.16              #ifdef
  *   from_timer()             yes      yes      gone in 6.16      not used
  *   symbol namespace         token    token    string in 6.13    see below
  *   debugfs_create_file()    a call   a call   _Generic in 6.13  see below
@@ -60,11 +59,6 @@ static inline int timer_delete_sync(struct timer_list *timer)
 }
 #endif
 
-/*
- * Per-CPU data taken with bottom halves off: before 6.11 there is no
- * PREEMPT_RT kernel to build for here, and bottom halves off alone keep
- * out everything else of the CPU.
- */
 #ifndef CALLOUT_HAVE_VM_FLAGS_SET
 #include <linux/mm_types.h>
 
@@ -80,14 +74,14 @@ static inline void vm_flags_clear(struct vm_area_struct *vma,
 }
 #endif
 
+/*
+ * Per-CPU data taken with bottom halves off: before 6.11 there is no
+ * PREEMPT_RT kernel to build for here, and bottom halves off alone keep
+ * out everything else of the CPU.
+ */
 #ifndef local_lock_nested_bh
 #define local_lock_nested_bh(lock)	((void)(lock))
 #define local_unlock_nested_bh(lock)	((void)(lock))
-#endif
-
-#ifndef timer_container_of
-#define timer_container_of(var, callback_timer, timer_fieldname) \
-	from_timer(var, callback_timer, timer_fieldname)
 #endif
 
 /*

@@ -178,6 +178,12 @@ u64 callout_tick_ns(void)
 EXPORT_SYMBOL_NS_GPL(callout_tick_ns, CALLOUT_NS);
 
 /*
+ * The longest timeout, whatever the scheme: a quarter of ktime_t's range,
+ * so that now + timeout cannot wrap for centuries of uptime.
+ */
+#define CALLOUT_MAX_NS	(KTIME_MAX / 4)
+
+/*
  * now + timeout must not wrap, and the scheme holds no more than its
  * longest interval, of which one tick goes to rounding the due time up.
  */
@@ -185,7 +191,7 @@ static void callout_max_timeout_init(void)
 {
 	u64 ticks = tw_max_interval(callout_ops, &callout_geo) - 1;
 
-	callout_max_ns = KTIME_MAX / 4;
+	callout_max_ns = CALLOUT_MAX_NS;
 	if (ticks < div64_u64(callout_max_ns, callout_tick_ns_param))
 		callout_max_ns = ticks * callout_tick_ns_param;
 	callout_max_ticks = div64_u64(callout_max_ns, callout_tick_ns_param);
@@ -300,9 +306,8 @@ static void __arm_soon(struct callout_base *base)
 
 /*
  * The helpers of a set and a cancel below are inline where they sit on
- * every set or cancel: under TCG, where the figures of Documentation/
- * benchmarks.rst are taken, a call and its return cost tens of ns, as much
- * as the work of a small helper.
+ * every set or cancel: a call and its return can cost as much as the work
+ * of a small helper.
  */
 
 /* Take @c off its base. Return: true if it was pending (not yet started). */
@@ -359,8 +364,8 @@ static __always_inline bool __catch_up(struct callout_base *base, u64 now,
  * as it goes (__catch_up()); @now is the current tick, read by the caller
  * before it took the lock: one clock read a set.
  */
-static __always_inline int __file(struct callout_base *base,
-				  struct callout *c, u64 tick, u64 now)
+static __always_inline int __insert(struct callout_base *base,
+				    struct callout *c, u64 tick, u64 now)
 {
 	struct tw_wheel *w = &base->wheel;
 	int ret;
@@ -394,13 +399,13 @@ static __always_inline int __file(struct callout_base *base,
 	return 0;
 }
 
-/* Catch @base up by a chunk, then file @c at @tick: as __file(). */
+/* Catch @base up by a chunk, then file @c at @tick: as __insert(). */
 static __always_inline int __enqueue(struct callout_base *base,
 				     struct callout *c, u64 tick, u64 now)
 {
 	lockdep_assert_held(&base->lock);
 	__catch_up(base, now, CALLOUT_COLLECT_BUDGET);
-	return __file(base, c, tick, now);
+	return __insert(base, c, tick, now);
 }
 
 /**
@@ -614,7 +619,7 @@ int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
 }
 
 /*
- * callout_refile() - arm the callout whose func runs now again, with its
+ * callout_requeue() - arm the callout whose func runs now again, with its
  * func and arg, at @expires_ns: a periodic one's next expiry, or one whose
  * user put its due time back (dev_due.c's due-time table)
  * @c:		the callout whose func runs now
@@ -627,7 +632,7 @@ int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
  * Return: 0; -EALREADY if @c was pending again; the scheme's -ERANGE or
  * -ENOSPC (then @c is not pending).
  */
-int callout_refile(struct callout *c, u64 now_ns, u64 expires_ns)
+int callout_requeue(struct callout *c, u64 now_ns, u64 expires_ns)
 {
 	int ret;
 
@@ -668,7 +673,7 @@ s64 callout_forward(struct callout *c, u64 now_ns, u64 period_ns,
 	if (now_ns >= *expires_ns + period_ns)
 		missed = div64_u64(now_ns - *expires_ns, period_ns);
 	*expires_ns += (missed + 1) * period_ns;
-	ret = callout_refile(c, now_ns, *expires_ns);
+	ret = callout_requeue(c, now_ns, *expires_ns);
 	return ret < 0 ? ret : missed;
 }
 
@@ -727,8 +732,10 @@ EXPORT_SYMBOL_NS_GPL(callout_set, CALLOUT_NS);
 static __always_inline bool __cancel(struct callout_base *base,
 				     struct callout *c)
 {
-	bool was = __detach(base, c);
+	bool was;
 
+	lockdep_assert_held(&base->lock);
+	was = __detach(base, c);
 	if (was)
 		base->stats.unset++;
 	trace_callout_unset(c, c->func, base->cpu, was);
@@ -1150,8 +1157,8 @@ static u64 __collect(struct callout_base *base, u64 now, u64 start)
  * is left to the func (which files it again, or fires it).
  * Return: true if @c is filed again.
  */
-static bool __refile_lazy(struct callout_base *base, struct callout *c,
-			  u64 now)
+static bool __requeue_lazy(struct callout_base *base, struct callout *c,
+			   u64 now)
 {
 	u64 tick = callout_dev_due_tick(c, now);
 
@@ -1215,7 +1222,7 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 		list_del_init(&c->entry.list);
 		c->entry.flags &= ~CALLOUT_EXPIRING;
 		if ((c->entry.flags & CALLOUT_LAZY) &&
-		    __refile_lazy(base, c, now)) {
+		    __requeue_lazy(base, c, now)) {
 			/*
 			 * No func to unlock around: interrupts in between
 			 * every CALLOUT_COLLECT_BUDGET, as for a collection.
@@ -1348,7 +1355,7 @@ static int callout_cpu_dead(unsigned int cpu)
 			new->stats.moved++;
 			moved++;
 			/* Due ones run on the next tick: late, never early. */
-			if (!__file(new, c, c->entry.expires, now))
+			if (!__insert(new, c, c->entry.expires, now))
 				continue;
 			c->entry.flags |= CALLOUT_PARKED;
 			list_add_tail(&c->entry.list, &new->parked);

@@ -176,7 +176,7 @@ static inline void __callout_init(struct callout *c)
 #define ARM_IF_IDLE		0x1u	/* -EALREADY if @c is pending */
 #define ARM_IF_NOT_RUNNING	0x2u	/* -EBUSY if @c's func runs */
 #define ARM_IF_PENDING		0x4u	/* -ENOENT if @c is not pending */
-/* Arm with @c's own func and arg, read under the base lock (callout_refile) */
+/* Arm with @c's own func and arg, read under the base lock (callout_requeue) */
 #define ARM_KEEP_FUNC		0x8u
 
 int callout_arm(struct callout *c, u64 tick, u64 now, callout_func_t func,
@@ -212,7 +212,7 @@ int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		       callout_func_t func, void *arg);
 s64 callout_forward(struct callout *c, u64 now_ns, u64 period_ns,
 		    u64 *expires_ns);
-int callout_refile(struct callout *c, u64 now_ns, u64 expires_ns);
+int callout_requeue(struct callout *c, u64 now_ns, u64 expires_ns);
 u64 callout_dev_due_tick(struct callout *c, u64 now);
 void callout_dev_refiled(struct callout *c, u64 tick);
 int callout_try_unset_sync(struct callout *c);
@@ -246,8 +246,7 @@ int __callout_batch_try_unset(struct callout_batch *b, struct callout *c);
 
 /*
  * The batch calls, a NULL @b being the usual way. Inline, so that the
- * usual way costs no call more than it did: under TCG a call and its
- * return cost tens of ns.
+ * usual way costs no call more than the unbatched one.
  */
 
 /**

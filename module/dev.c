@@ -59,7 +59,7 @@
 #include "dev.h"
 #include "stats.h"
 
-static int ioc_info(void __user *argp)
+static int uc_ioc_info(void __user *argp)
 {
 	struct callout_info info = {
 		.tick_ns = callout_tick_ns(),
@@ -72,35 +72,35 @@ static int ioc_info(void __user *argp)
 	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-static long callout_ioctl(struct file *file, unsigned int cmd,
-			  unsigned long arg)
+static long ucdev_ioctl(struct file *file, unsigned int cmd,
+			unsigned long arg)
 {
-	struct callout_file *f = file->private_data;
+	struct uc_file *f = file->private_data;
 	void __user *argp = (void __user *)arg;
 
 	switch (cmd) {
 	case CALLOUT_IOC_INFO:
-		return ioc_info(argp);
+		return uc_ioc_info(argp);
 	case CALLOUT_IOC_SET:
-		return ioc_set(f, argp);
+		return uc_ioc_set(f, argp);
 	case CALLOUT_IOC_UNSET:
-		return ioc_unset(f, argp);
+		return uc_ioc_unset(f, argp);
 	case CALLOUT_IOC_RESET:
-		return ioc_reset(f, argp);
+		return uc_ioc_reset(f, argp);
 	case CALLOUT_IOC_TIMEOUT:
-		return ioc_timeout(f, argp);
+		return uc_ioc_timeout(f, argp);
 	case CALLOUT_IOC_UNTIMEOUT:
-		return ioc_untimeout(f, argp);
+		return uc_ioc_untimeout(f, argp);
 	case CALLOUT_IOC_SUBMIT:
-		return ioc_submit(f, argp);
+		return uc_ioc_submit(f, argp);
 	default:
 		return -ENOTTY;
 	}
 }
 
-static int callout_open(struct inode *inode, struct file *file)
+static int ucdev_open(struct inode *inode, struct file *file)
 {
-	struct callout_file *f;
+	struct uc_file *f;
 
 	f = kzalloc(sizeof(*f), UC_GFP);
 	if (!f) {
@@ -124,9 +124,9 @@ static int callout_open(struct inode *inode, struct file *file)
  * then free the events nobody read. Process context, rescheduling at
  * least every UC_RESCHED callouts.
  */
-static int callout_release(struct inode *inode, struct file *file)
+static int ucdev_release(struct inode *inode, struct file *file)
 {
-	struct callout_file *f = file->private_data;
+	struct uc_file *f = file->private_data;
 
 	spin_lock_bh(&f->lock);
 	f->closing = true;
@@ -155,14 +155,14 @@ static int callout_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static const struct file_operations callout_fops = {
+static const struct file_operations ucdev_fops = {
 	.owner		= THIS_MODULE,
-	.open		= callout_open,
-	.release	= callout_release,
-	.read		= callout_read,
-	.poll		= callout_poll,
-	.mmap		= callout_mmap,
-	.unlocked_ioctl	= callout_ioctl,
+	.open		= ucdev_open,
+	.release	= ucdev_release,
+	.read		= ucdev_read,
+	.poll		= ucdev_poll,
+	.mmap		= ucdev_mmap,
+	.unlocked_ioctl	= ucdev_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,
 };
@@ -170,7 +170,7 @@ static const struct file_operations callout_fops = {
 static struct miscdevice callout_miscdev = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "callout",
-	.fops	= &callout_fops,
+	.fops	= &ucdev_fops,
 	.mode	= 0666,
 };
 

@@ -122,7 +122,7 @@ struct uc_batch {
  * One open /dev/callout. "Locked" is under the file lock, ->lock; "read"
  * under the read mutex, ->read_lock.
  */
-struct callout_file {
+struct uc_file {
 	spinlock_t lock;		/* the file lock, taken with BHs off */
 	/* the handle table, locked */
 	GENRADIX(struct uc_slot)
@@ -190,7 +190,7 @@ struct uc_arming {
  */
 struct ucallout {
 	struct callout c;
-	struct callout_file *file;
+	struct uc_file *file;
 	u64 handle;
 	struct uc_slot *slot;
 	u64 cookie;
@@ -275,7 +275,7 @@ static inline bool uc_entry_mine(const struct ucallout *uc, u64 *v)
  * the tick, inside an RCU read-side section: once queued, a reader may
  * free @q's callout and a close() free @f after a grace period.
  */
-static inline void uc_enqueue(struct callout_file *f, struct uc_node *q)
+static inline void uc_enqueue(struct uc_file *f, struct uc_node *q)
 {
 	if (llist_add(&q->node, &f->events) && wq_has_sleeper(&f->wq))
 		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
@@ -284,49 +284,49 @@ static inline void uc_enqueue(struct callout_file *f, struct uc_node *q)
 /* dev_callout.c: SET, UNSET and RESET */
 int uc_callout_init(void);
 void uc_callout_exit(void);
-int uc_charge(struct callout_file *f);
-void uc_uncharge(struct callout_file *f, unsigned long n);
+int uc_charge(struct uc_file *f);
+void uc_uncharge(struct uc_file *f, unsigned long n);
 int uc_refused(int err);
 int uc_check_times(u64 timeout_ns, u64 period_ns);
-struct ucallout *__uc_lookup(struct callout_file *f, u64 handle);
-void __uc_unlink(struct callout_file *f, struct ucallout *uc);
-void __uc_done(struct callout_file *f, struct ucallout *uc);
-int __uc_set(struct callout_file *f, struct callout_op *op, u64 now,
+struct ucallout *__uc_lookup(struct uc_file *f, u64 handle);
+void __uc_unlink(struct uc_file *f, struct ucallout *uc);
+void __uc_done(struct uc_file *f, struct ucallout *uc);
+int __uc_set(struct uc_file *f, struct callout_op *op, u64 now,
 	     struct callout_batch *b);
-int __uc_cancel(struct callout_file *f, struct ucallout *uc,
+int __uc_cancel(struct uc_file *f, struct ucallout *uc,
 		struct callout_batch *b);
-int __uc_reset_handle(struct callout_file *f, u64 handle, u64 now,
+int __uc_reset_handle(struct uc_file *f, u64 handle, u64 now,
 		      u64 timeout_ns, u64 period_ns, struct callout_batch *b);
-int ioc_set(struct callout_file *f, struct callout_set __user *argp);
-int ioc_unset(struct callout_file *f, u64 __user *argp);
-int ioc_reset(struct callout_file *f, struct callout_reset __user *argp);
-void uc_cancel_all(struct callout_file *f);
-void uc_table_free(struct callout_file *f);
+int uc_ioc_set(struct uc_file *f, struct callout_set __user *argp);
+int uc_ioc_unset(struct uc_file *f, u64 __user *argp);
+int uc_ioc_reset(struct uc_file *f, struct callout_reset __user *argp);
+void uc_cancel_all(struct uc_file *f);
+void uc_table_free(struct uc_file *f);
 
 /* dev_due.c: the due-time table */
 bool uc_deferred(struct ucallout *uc, struct uc_arming *a, u64 now, u64 v);
-int callout_mmap(struct file *file, struct vm_area_struct *vma);
+int ucdev_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* dev_timeout.c: TIMEOUT and UNTIMEOUT */
 int uto_init(void);
 void uto_exit(void);
-void uto_file_init(struct callout_file *f);
-int uc_timeout(struct callout_file *f, u64 func, u64 arg, u64 ticks,
+void uto_file_init(struct uc_file *f);
+int uc_timeout(struct uc_file *f, u64 func, u64 arg, u64 ticks,
 	       u64 now);
-int uc_untimeout(struct callout_file *f, u64 func, u64 arg);
-int ioc_timeout(struct callout_file *f, struct callout_timeout __user *argp);
-int ioc_untimeout(struct callout_file *f,
-		  struct callout_untimeout __user *argp);
+int uc_untimeout(struct uc_file *f, u64 func, u64 arg);
+int uc_ioc_timeout(struct uc_file *f, struct callout_timeout __user *argp);
+int uc_ioc_untimeout(struct uc_file *f,
+		     struct callout_untimeout __user *argp);
 void uto_record(const struct ucallout_to *uto, struct callout_event *ev);
-void uto_done(struct callout_file *f, struct ucallout_to *uto);
+void uto_done(struct uc_file *f, struct ucallout_to *uto);
 
 /* dev_submit.c: SUBMIT */
-int ioc_submit(struct callout_file *f, struct callout_submit __user *argp);
+int uc_ioc_submit(struct uc_file *f, struct callout_submit __user *argp);
 
 /* dev_events.c: the event queue */
-ssize_t callout_read(struct file *file, char __user *buf, size_t count,
-		     loff_t *ppos);
-__poll_t callout_poll(struct file *file, poll_table *wait);
-bool uc_drop_events(struct callout_file *f);
+ssize_t ucdev_read(struct file *file, char __user *buf, size_t count,
+		   loff_t *ppos);
+__poll_t ucdev_poll(struct file *file, poll_table *wait);
+bool uc_drop_events(struct uc_file *f);
 
 #endif /* CALLOUT_DEV_H */

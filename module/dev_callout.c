@@ -75,7 +75,7 @@ struct percpu_counter callout_user_total;
  * One count for both kinds: a file can fill its cap with either.
  * Return: 0, or -ENOSPC with nothing counted.
  */
-int uc_charge(struct callout_file *f)
+int uc_charge(struct uc_file *f)
 {
 	if (atomic_long_inc_return(&f->nr_uc) <= callout_max_per_file) {
 		percpu_counter_add_batch(&callout_user_total, 1,
@@ -100,14 +100,14 @@ int uc_charge(struct callout_file *f)
 	return -ENOSPC;
 }
 
-void uc_uncharge(struct callout_file *f, unsigned long n)
+void uc_uncharge(struct uc_file *f, unsigned long n)
 {
 	atomic_long_sub(n, &f->nr_uc);
 	percpu_counter_add_batch(&callout_user_total, -(s64)n, UC_TOTAL_BATCH);
 }
 
 /* The callout armed as @handle, or NULL; the file lock is held. */
-struct ucallout *__uc_lookup(struct callout_file *f, u64 handle)
+struct ucallout *__uc_lookup(struct uc_file *f, u64 handle)
 {
 	u32 idx = lower_32_bits(handle);
 	struct uc_slot *s;
@@ -124,7 +124,7 @@ struct ucallout *__uc_lookup(struct callout_file *f, u64 handle)
  * Return: the slot; ERR_PTR(-EAGAIN), with the index of the slot whose page
  * must be allocated first in @*idx; ERR_PTR(-ENOSPC) if every index is used.
  */
-static struct uc_slot *__uc_slot_take(struct callout_file *f, u32 *idx)
+static struct uc_slot *__uc_slot_take(struct uc_file *f, u32 *idx)
 {
 	struct uc_slot *s = f->free_slot;
 	struct page *due;
@@ -151,7 +151,7 @@ static struct uc_slot *__uc_slot_take(struct callout_file *f, u32 *idx)
  * Allocate what slot @idx needs, its part of the handle table and its page
  * of the due-time table, without the file lock. Return: 0 or -ENOMEM.
  */
-static int uc_slot_alloc(struct callout_file *f, u32 idx)
+static int uc_slot_alloc(struct uc_file *f, u32 idx)
 {
 	unsigned long pg = idx / UC_DUE_PER_PAGE;
 	struct page *page;
@@ -181,7 +181,7 @@ static int uc_slot_alloc(struct callout_file *f, u32 idx)
  * Free slot @s: its next handle is one never given, and its due-time entry
  * reads 0 until then. The file lock is held.
  */
-static void __uc_slot_free(struct callout_file *f, struct uc_slot *s)
+static void __uc_slot_free(struct uc_file *f, struct uc_slot *s)
 {
 	lockdep_assert_held(&f->lock);
 	s->uc = NULL;
@@ -208,7 +208,7 @@ int uc_refused(int err)
  * one. The file lock is held, and dropped and taken again to allocate
  * (batch @b ended first; as in every __ helper that takes one).
  */
-static struct ucallout *__uc_get(struct callout_file *f,
+static struct ucallout *__uc_get(struct uc_file *f,
 				 struct callout_batch *b)
 	__must_hold(&f->lock)
 {
@@ -278,7 +278,7 @@ uncharge:
 	return ERR_PTR(uc_refused(err));
 }
 
-static struct ucallout *uc_get(struct callout_file *f)
+static struct ucallout *uc_get(struct uc_file *f)
 {
 	struct ucallout *uc;
 
@@ -292,7 +292,7 @@ static struct ucallout *uc_get(struct callout_file *f)
  * Give back @uc, which is in no table, queue or hash and whose func does
  * not run: it becomes a spare, or is freed. The file lock is held.
  */
-static void __uc_put(struct callout_file *f, struct ucallout *uc)
+static void __uc_put(struct uc_file *f, struct ucallout *uc)
 {
 	lockdep_assert_held(&f->lock);
 	uc_uncharge(f, 1);
@@ -306,7 +306,7 @@ static void __uc_put(struct callout_file *f, struct ucallout *uc)
 }
 
 /* Give back @uc of uc_get() and the slot reserved for it, never armed. */
-static void uc_abort(struct callout_file *f, struct ucallout *uc)
+static void uc_abort(struct uc_file *f, struct ucallout *uc)
 {
 	spin_lock_bh(&f->lock);
 	__uc_slot_free(f, uc->slot);
@@ -315,7 +315,7 @@ static void uc_abort(struct callout_file *f, struct ucallout *uc)
 }
 
 /* Take @uc out of the table; the file lock is held. */
-void __uc_unlink(struct callout_file *f, struct ucallout *uc)
+void __uc_unlink(struct uc_file *f, struct ucallout *uc)
 {
 	lockdep_assert_held(&f->lock);
 	if (!uc->linked)
@@ -331,7 +331,7 @@ void __uc_unlink(struct callout_file *f, struct ucallout *uc)
  * cancelled with its func waited out, or once its arming ended. The file
  * lock is held.
  */
-void __uc_done(struct callout_file *f, struct ucallout *uc)
+void __uc_done(struct uc_file *f, struct ucallout *uc)
 {
 	lockdep_assert_held(&f->lock);
 	if (!uc->linked && !uc->busy &&
@@ -345,7 +345,7 @@ void __uc_done(struct callout_file *f, struct ucallout *uc)
  * tick. Once queued, a reader may free @uc, and a close() free @f after a
  * grace period: @f is used inside one, @uc not at all.
  */
-static void uc_publish(struct ucallout *uc, struct callout_file *f, u32 end)
+static void uc_publish(struct ucallout *uc, struct uc_file *f, u32 end)
 {
 	rcu_read_lock();
 	if (!(atomic_fetch_or(UC_QUEUED | end, &uc->state) & UC_QUEUED))
@@ -361,7 +361,7 @@ static void uc_fire(void *arg)
 {
 	struct uc_arming *a = arg;
 	struct ucallout *uc = a->uc;
-	struct callout_file *f = uc->file;
+	struct uc_file *f = uc->file;
 	u64 now = callout_now_ns(), due = a->expires_ns, missed = 0;
 	u64 *entry = uc->slot->due, v;
 	bool mine = uc_entry_mine(uc, &v);
@@ -432,12 +432,13 @@ static void uc_fire(void *arg)
  * -ENOENT if that arming had ended by itself first (a one-shot that fired,
  * whose event stands).
  */
-int __uc_cancel(struct callout_file *f, struct ucallout *uc,
+int __uc_cancel(struct uc_file *f, struct ucallout *uc,
 		struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	int ret = 0;
 
+	lockdep_assert_held(&f->lock);
 	__uc_unlink(f, uc);
 	uc->busy++;
 	if (callout_batch_try_unset(b, &uc->c) == -EBUSY) {
@@ -475,7 +476,7 @@ int uc_check_times(u64 timeout_ns, u64 period_ns)
  * put. On success @uc may fire, be read and be freed as soon as the lock
  * is dropped: the caller must not touch it again.
  */
-static int __uc_arm_new(struct callout_file *f, struct ucallout *uc,
+static int __uc_arm_new(struct uc_file *f, struct ucallout *uc,
 			u64 now_ns, u64 expires_ns, u64 period_ns,
 			struct callout_batch *b)
 {
@@ -503,7 +504,7 @@ static int __uc_arm_new(struct callout_file *f, struct ucallout *uc,
 	return 0;
 }
 
-int ioc_set(struct callout_file *f, struct callout_set __user *argp)
+int uc_ioc_set(struct uc_file *f, struct callout_set __user *argp)
 {
 	struct callout_set req;
 	struct ucallout *uc;
@@ -538,7 +539,7 @@ int ioc_set(struct callout_file *f, struct callout_set __user *argp)
 	return ret;
 }
 
-int ioc_unset(struct callout_file *f, u64 __user *argp)
+int uc_ioc_unset(struct uc_file *f, u64 __user *argp)
 {
 	struct ucallout *uc;
 	u64 handle;
@@ -564,7 +565,7 @@ int ioc_unset(struct callout_file *f, u64 __user *argp)
  * Return: 0, -ENOENT if @uc is cancelled or its arming ended meanwhile,
  * or the scheme's -ENOSPC/-ERANGE.
  */
-static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
+static int __uc_reset(struct uc_file *f, struct ucallout *uc, u64 now,
 		      u64 timeout_ns, u64 period_ns, struct callout_batch *b)
 	__must_hold(&f->lock)
 {
@@ -572,6 +573,7 @@ static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
 	struct uc_arming *a;
 	int ret;
 
+	lockdep_assert_held(&f->lock);
 	for (;;) {
 		if (!uc->linked || (atomic_read(&uc->state) & UC_ENDED))
 			return -ENOENT;
@@ -616,7 +618,7 @@ static int __uc_reset(struct callout_file *f, struct ucallout *uc, u64 now,
 }
 
 /* RESET of @handle from the clock read @now; the file lock is held. */
-int __uc_reset_handle(struct callout_file *f, u64 handle, u64 now,
+int __uc_reset_handle(struct uc_file *f, u64 handle, u64 now,
 		      u64 timeout_ns, u64 period_ns,
 			     struct callout_batch *b)
 	__must_hold(&f->lock)
@@ -624,6 +626,7 @@ int __uc_reset_handle(struct callout_file *f, u64 handle, u64 now,
 	struct ucallout *uc;
 	int ret;
 
+	lockdep_assert_held(&f->lock);
 	this_cpu_inc(callout_op_counts.reset);
 	uc = __uc_lookup(f, handle);
 	if (!uc)
@@ -634,7 +637,7 @@ int __uc_reset_handle(struct callout_file *f, u64 handle, u64 now,
 	return ret;
 }
 
-int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
+int uc_ioc_reset(struct uc_file *f, struct callout_reset __user *argp)
 {
 	struct callout_reset req;
 	u64 now;
@@ -654,13 +657,14 @@ int ioc_reset(struct callout_file *f, struct callout_reset __user *argp)
 }
 
 /* SET from the clock read @now; the file lock is held. */
-int __uc_set(struct callout_file *f, struct callout_op *op, u64 now,
+int __uc_set(struct uc_file *f, struct callout_op *op, u64 now,
 	     struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	struct ucallout *uc;
 	int ret;
 
+	lockdep_assert_held(&f->lock);
 	uc = __uc_get(f, b);
 	if (IS_ERR(uc))
 		return PTR_ERR(uc);
@@ -679,7 +683,7 @@ int __uc_set(struct callout_file *f, struct callout_op *op, u64 now,
  * runs after. One file-lock section a callout, so bottom halves are never
  * off for the whole table, rescheduling at least every UC_RESCHED.
  */
-void uc_cancel_all(struct callout_file *f)
+void uc_cancel_all(struct uc_file *f)
 {
 	struct uc_slot *s;
 	u32 idx;
@@ -699,7 +703,7 @@ void uc_cancel_all(struct callout_file *f)
  * close(): free the spares, the handle table and the due-time table, once
  * every callout is put and no mapping of the table is left.
  */
-void uc_table_free(struct callout_file *f)
+void uc_table_free(struct uc_file *f)
 {
 	struct llist_node *spare;
 	unsigned long pg;

@@ -22,7 +22,7 @@
  *   reader reaps it from the queue like any ended arming;
  * - a later tick, less than half the 2^39-tick circle on from the due
  *   tick and within max_timeout_ns of now, re-files the callout there
- *   (callout_refile(), as a periodic one is forwarded), with its arming,
+ *   (callout_requeue(), as a periodic one is forwarded), with its arming,
  *   sequence and period unchanged, and nothing is published; a later
  *   tick that has passed too (the tick ran late) is published as the due
  *   time, as if the callout had been re-filed there;
@@ -32,8 +32,8 @@
  * where the tick collects it due, the core asks callout_dev_due_tick() for
  * the later tick its entry holds and files it again there, with the base
  * lock held, without running the func (a func run is two clock reads, two
- * lock sections and the func, for every deferred callout once an RTO:
- * measured in Documentation/benchmarks.rst). uc_fire() handles what the
+ * lock sections and the func, for every deferred callout once an RTO).
+ * uc_fire() handles what the
  * core leaves it: the cancel mark, and a tick the wheel's pass had reached
  * already or the scheme refused.
  *
@@ -140,7 +140,7 @@ bool uc_deferred(struct ucallout *uc, struct uc_arming *a, u64 now,
 		a->expires_ns = due;
 		return false;
 	}
-	ret = callout_refile(&uc->c, now, a->expires_ns);
+	ret = callout_requeue(&uc->c, now, a->expires_ns);
 	if (ret == -EALREADY)
 		a->expires_ns = due;	/* not this arming's any more */
 	if (ret && ret != -EALREADY) {
@@ -156,9 +156,9 @@ bool uc_deferred(struct ucallout *uc, struct uc_arming *a, u64 now,
  * only once no mapping is left (each holds the file), so a mapping takes no
  * reference of it.
  */
-static vm_fault_t callout_due_fault(struct vm_fault *vmf)
+static vm_fault_t uc_due_fault(struct vm_fault *vmf)
 {
-	struct callout_file *f = vmf->vma->vm_file->private_data;
+	struct uc_file *f = vmf->vma->vm_file->private_data;
 	struct page *page = xa_load(&f->due_pages, vmf->pgoff);
 
 	if (!page)
@@ -166,15 +166,15 @@ static vm_fault_t callout_due_fault(struct vm_fault *vmf)
 	return vmf_insert_pfn(vmf->vma, vmf->address, page_to_pfn(page));
 }
 
-static const struct vm_operations_struct callout_due_vm_ops = {
-	.fault	= callout_due_fault,
+static const struct vm_operations_struct uc_due_vm_ops = {
+	.fault	= uc_due_fault,
 };
 
 /*
  * mmap(): the due-time table, shared only. It cannot grow by mremap(); a
  * fork()ed child shares it, as it shares the file.
  */
-int callout_mmap(struct file *file, struct vm_area_struct *vma)
+int ucdev_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	BUILD_BUG_ON(CALLOUT_MMAP_CLOCK >> PAGE_SHIFT != UC_DUE_PAGES);
 	if (vma->vm_pgoff == UC_DUE_PAGES)
@@ -185,7 +185,7 @@ int callout_mmap(struct file *file, struct vm_area_struct *vma)
 	    vma_pages(vma) > UC_DUE_PAGES - vma->vm_pgoff)
 		return -EINVAL;
 	vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
-	vma->vm_ops = &callout_due_vm_ops;
+	vma->vm_ops = &uc_due_vm_ops;
 	return 0;
 }
 

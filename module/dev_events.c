@@ -44,7 +44,7 @@
  * walk reschedules every UC_RESCHED entries (the list is the reader's
  * alone once taken off f->events).
  */
-static void uc_collect(struct callout_file *f)
+static void uc_collect(struct uc_file *f)
 {
 	struct llist_node *pos = llist_del_all(&f->events), *last = pos;
 	struct llist_node *first = NULL, *next;
@@ -68,7 +68,7 @@ static void uc_collect(struct callout_file *f)
 }
 
 /* The reader's next entry, or NULL. Under the read mutex. */
-static struct uc_node *uc_pop(struct callout_file *f)
+static struct uc_node *uc_pop(struct uc_file *f)
 {
 	struct llist_node *n = f->taken;
 
@@ -81,7 +81,7 @@ static struct uc_node *uc_pop(struct callout_file *f)
 }
 
 /* Give @q back to the front of the queue. Under the read mutex. */
-static void uc_push_front(struct callout_file *f, struct uc_node *q)
+static void uc_push_front(struct uc_file *f, struct uc_node *q)
 {
 	q->node.next = f->taken;
 	if (!f->taken)
@@ -115,7 +115,7 @@ static void uc_take(struct ucallout *uc, struct uc_snap *s)
  * Give @uc, taken, back to the front of the queue, unless an expiry since
  * the take has queued it again. Under the read mutex.
  */
-static void uc_untake(struct callout_file *f, struct ucallout *uc)
+static void uc_untake(struct uc_file *f, struct ucallout *uc)
 {
 	if (!(atomic_fetch_or(UC_QUEUED, &uc->state) & UC_QUEUED))
 		uc_push_front(f, &uc->q);
@@ -158,7 +158,7 @@ static void __uc_record(struct ucallout *uc, const struct uc_snap *s,
  * The reader is done with @uc: let go, take an ended one out of the table,
  * and put it if no one holds it. The file lock is held.
  */
-static void __uc_commit(struct callout_file *f, struct ucallout *uc)
+static void __uc_commit(struct uc_file *f, struct ucallout *uc)
 {
 	lockdep_assert_held(&f->lock);
 	atomic_andnot(UC_READING, &uc->state);
@@ -172,7 +172,7 @@ static void __uc_commit(struct callout_file *f, struct ucallout *uc)
  * ones: every TIMEOUT's, and a ucallout's if it has an expiry not yet read
  * of its arming in force. The file lock only if a ucallout was taken.
  */
-static void uc_read_batch(struct callout_file *f, struct uc_batch *b,
+static void uc_read_batch(struct uc_file *f, struct uc_batch *b,
 			  unsigned int max)
 {
 	struct ucallout *uc;
@@ -216,7 +216,7 @@ static void uc_read_batch(struct callout_file *f, struct uc_batch *b,
  * The batch's records are the user's: let its entries go. Once let go an
  * entry may be freed: its kind is the batch's copy, not q->timeout.
  */
-static void uc_batch_commit(struct callout_file *f, struct uc_batch *b)
+static void uc_batch_commit(struct uc_file *f, struct uc_batch *b)
 {
 	unsigned int i;
 
@@ -233,7 +233,7 @@ static void uc_batch_commit(struct callout_file *f, struct uc_batch *b)
 }
 
 /* The copy faulted: the batch goes back to the front, as it was. */
-static void uc_batch_undo(struct callout_file *f, struct uc_batch *b)
+static void uc_batch_undo(struct uc_file *f, struct uc_batch *b)
 {
 	struct ucallout *uc;
 	unsigned int i = b->nr;
@@ -250,10 +250,10 @@ static void uc_batch_undo(struct callout_file *f, struct uc_batch *b)
 	}
 }
 
-ssize_t callout_read(struct file *file, char __user *buf, size_t count,
-		     loff_t *ppos)
+ssize_t ucdev_read(struct file *file, char __user *buf, size_t count,
+		   loff_t *ppos)
 {
-	struct callout_file *f = file->private_data;
+	struct uc_file *f = file->private_data;
 	size_t want = count / sizeof(struct callout_event), done = 0;
 	struct uc_batch *b = &f->batch;
 	int ret;
@@ -306,7 +306,7 @@ out:
  * Drop stale records from the front of the queue. Under the read mutex.
  * Return: whether a record is there to read.
  */
-static bool uc_prune(struct callout_file *f)
+static bool uc_prune(struct uc_file *f)
 {
 	struct ucallout *uc;
 	struct uc_snap snap;
@@ -339,9 +339,9 @@ static bool uc_prune(struct callout_file *f)
 	return false;
 }
 
-__poll_t callout_poll(struct file *file, poll_table *wait)
+__poll_t ucdev_poll(struct file *file, poll_table *wait)
 {
-	struct callout_file *f = file->private_data;
+	struct uc_file *f = file->private_data;
 	bool ready = true;
 
 	poll_wait(file, &f->wq, wait);
@@ -363,7 +363,7 @@ __poll_t callout_poll(struct file *file, poll_table *wait)
  * at least every UC_RESCHED entries.
  * Return: whether there was any.
  */
-bool uc_drop_events(struct callout_file *f)
+bool uc_drop_events(struct uc_file *f)
 {
 	struct ucallout *uc;
 	struct uc_node *q;

@@ -62,12 +62,13 @@ static bool uc_op_is_timeout(const struct callout_op *op)
 }
 
 /* Check and carry out @op from the clock read @now, with @op->result */
-static void __uc_submit_one(struct callout_file *f, struct callout_op *op,
+static void __uc_submit_one(struct uc_file *f, struct callout_op *op,
 			    u64 now, struct callout_batch *b)
 	__must_hold(&f->lock)
 {
 	struct ucallout *uc;
 
+	lockdep_assert_held(&f->lock);
 	if (op->op == CALLOUT_OP_SET)
 		op->handle = 0;
 	op->result = uc_op_check(op);
@@ -96,7 +97,7 @@ static void __uc_submit_one(struct callout_file *f, struct callout_op *op,
  * next, core.c says when); TIMEOUT and UNTIMEOUT outside it (timeout.c's
  * locks are never taken inside the file lock).
  */
-static void uc_submit_chunk(struct callout_file *f, struct callout_op *ops,
+static void uc_submit_chunk(struct uc_file *f, struct callout_op *ops,
 			    unsigned int n, u64 now)
 {
 	struct callout_op *op = ops, *end = ops + n;
@@ -183,8 +184,8 @@ fault:
  * ->done counts exactly the ops carried out. Only another thread changing
  * the mapping during the call can lose results of ops carried out.
  */
-int ioc_submit(struct callout_file *f,
-	       struct callout_submit __user *argp)
+int uc_ioc_submit(struct uc_file *f,
+		  struct callout_submit __user *argp)
 {
 	/*
 	 * Not zeroed on entry (CONFIG_INIT_STACK_ALL_ZERO): 768 bytes a call,

@@ -42,7 +42,7 @@ static struct kmem_cache *ucallout_to_cache;
 static void uto_expire(struct callout_to *to)
 {
 	struct ucallout_to *uto = container_of(to, struct ucallout_to, to);
-	struct callout_file *f = container_of(to->owner, struct callout_file,
+	struct uc_file *f = container_of(to->owner, struct uc_file,
 					      owner);
 
 	uto->fired_ns = callout_now_ns();
@@ -58,14 +58,14 @@ static const struct callout_owner_ops uto_ops = {
 };
 
 /* The file as an owner of timeouts, taking them from ucallout_to_cache */
-void uto_file_init(struct callout_file *f)
+void uto_file_init(struct uc_file *f)
 {
 	callout_owner_init(&f->owner, &uto_ops, ucallout_to_cache, UC_GFP,
 			   UC_SPARES);
 }
 
 /* TIMEOUT of (@func, @arg) in @ticks ticks from the clock read @now */
-int uc_timeout(struct callout_file *f, u64 func, u64 arg, u64 ticks,
+int uc_timeout(struct uc_file *f, u64 func, u64 arg, u64 ticks,
 	       u64 now)
 {
 	int ret;
@@ -89,7 +89,7 @@ int uc_timeout(struct callout_file *f, u64 func, u64 arg, u64 ticks,
 	return ret;
 }
 
-int uc_untimeout(struct callout_file *f, u64 func, u64 arg)
+int uc_untimeout(struct uc_file *f, u64 func, u64 arg)
 {
 	this_cpu_inc(callout_op_counts.untimeout);
 	/* Cancelled: never queued, so its charge ends here. */
@@ -99,8 +99,8 @@ int uc_untimeout(struct callout_file *f, u64 func, u64 arg)
 	return 0;
 }
 
-int ioc_timeout(struct callout_file *f,
-		struct callout_timeout __user *argp)
+int uc_ioc_timeout(struct uc_file *f,
+		   struct callout_timeout __user *argp)
 {
 	struct callout_timeout req;
 
@@ -109,8 +109,8 @@ int ioc_timeout(struct callout_file *f,
 	return uc_timeout(f, req.func, req.arg, req.ticks, callout_now_ns());
 }
 
-int ioc_untimeout(struct callout_file *f,
-		  struct callout_untimeout __user *argp)
+int uc_ioc_untimeout(struct uc_file *f,
+		     struct callout_untimeout __user *argp)
 {
 	struct callout_untimeout req;
 
@@ -139,7 +139,7 @@ void uto_record(const struct ucallout_to *uto, struct callout_event *ev)
  * and its charge ends. Outside the file lock (timeout.c's owner lock
  * nests inside nothing).
  */
-void uto_done(struct callout_file *f, struct ucallout_to *uto)
+void uto_done(struct uc_file *f, struct ucallout_to *uto)
 {
 	callout_to_put(&uto->to);
 	uc_uncharge(f, 1);

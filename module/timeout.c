@@ -15,10 +15,9 @@
  * the mean chain is the callouts linked over that: 8 for a million in 512
  * MiB, where one per 8 pages made it 61. A bucket keeps its length beside
  * its head, so a timeout() walks its chain to count the key's callouts
- * only when it is long enough to hold too many. It was an rhltable,
- * which grows with its entries; its insert, lookup and remove cost 2-5
- * times this table's under TCG (the notes of issue 17 give the figures),
- * more than a whole callout_set() + callout_unset(). One key may have several
+ * only when it is long enough to hold too many. Not an rhltable: its
+ * insert, lookup and remove cost several times this table's, more than a
+ * whole callout_set() + callout_unset(). One key may have several
  * callouts (4.4BSD's untimeout() cancelled the first it met, so does this
  * one), up to CALLOUT_HASH_MAX_DUPS armed at once, counted by the arming
  * under RCU (so arms of one key at the same moment on several CPUs may
@@ -55,7 +54,7 @@
  * bottom halves off under a local lock of that CPU's own (lockdep's notice
  * alone but on PREEMPT_RT), as the slab's own per-CPU free lists:
  * one owner lock for all of them would be the one lock every CPU's
- * timeouts meet, and it cost a quarter of a pair (the notes of issue 17).
+ * timeouts meet.
  *
  * Reuse without a grace period. A lookup under RCU may hold a pointer to a
  * callout that, meanwhile, fired or was cancelled, went back to the free
@@ -165,14 +164,20 @@ static u64 to_hash_seed;
 /* One bucket per page of memory, 2^10 to 2^18 of them (16 B each). */
 #define TO_HASH_MIN_BITS	10
 #define TO_HASH_MAX_BITS	18
+/* Bucket locks per possible CPU (alloc_bucket_spinlocks()), at most one a bucket */
+#define TO_LOCKS_PER_CPU	32
+/* A drain reschedules at least this often while it frees */
+#define TO_RESCHED		256
+/* callout_hash_stats() leaves RCU and reschedules this often, in buckets */
+#define TO_STATS_RESCHED	1024
 
 /*
  * The bucket of @key: its three words mixed in turn into a seeded
  * multiply-xor hash, hash_64() at the end. The seed, drawn at load, keeps
  * where a user's keys (an ioctl's func and arg) land unknown to the user;
  * a walk of a bucket crowded on purpose is bounded by that owner's cap all
- * the same. jhash2() of the key made a timeout() + untimeout() pair 40-70
- * ns dearer under TCG (Documentation/benchmarks.rst).
+ * the same. Cheaper than jhash2() of the key, on every timeout() and
+ * untimeout().
  */
 static u32 to_bucket_of(const struct callout_key *key)
 {
@@ -188,8 +193,9 @@ static spinlock_t *to_lock(u32 bucket)
 }
 
 /* Take @to out of its bucket, if it is in one; bottom halves are off. */
-static void __to_unlink(struct callout_to *to)
+static void to_unlink(struct callout_to *to)
 {
+	lockdep_assert(in_softirq());
 	if (hlist_nulls_unhashed_lockless(&to->h.node))
 		return;
 	spin_lock(to_lock(to->bucket));
@@ -200,8 +206,9 @@ static void __to_unlink(struct callout_to *to)
 }
 
 /* Enter an unlinked @to in @bucket, its key written; bottom halves off. */
-static void __to_link(struct callout_to *to, u32 bucket)
+static void to_link(struct callout_to *to, u32 bucket)
 {
+	lockdep_assert(in_softirq());
 	to->bucket = bucket;
 	spin_lock(to_lock(bucket));
 	/* A release: a walk that finds @to reads its new key. */
@@ -226,7 +233,7 @@ static int to_index_init(void)
 		to_table[i].len = 0;
 	}
 	if (alloc_bucket_spinlocks(&to_locks, &to_lock_mask,
-				   1U << to_hash_bits, 32, GFP_KERNEL)) {
+				   1U << to_hash_bits, TO_LOCKS_PER_CPU, GFP_KERNEL)) {
 		kvfree(to_table);
 		return -ENOMEM;
 	}
@@ -269,7 +276,7 @@ void callout_hash_stats(u64 *entries, u64 *longest_chain)
 
 	rcu_read_lock();
 	for (i = 0; i < 1U << to_hash_bits; i++) {
-		if (!(i % 1024)) {
+		if (!(i % TO_STATS_RESCHED)) {
 			rcu_read_unlock();
 			cond_resched();
 			rcu_read_lock();
@@ -392,10 +399,11 @@ static bool to_pcpu_push(struct callout_owner *o, struct callout_to *to)
  * An idle callout of @o for a new arming, from its free list (this CPU's
  * front of it first), or NULL; bottom halves are off.
  */
-static struct callout_to *__to_take_free(struct callout_owner *o)
+static struct callout_to *to_take_free(struct callout_owner *o)
 {
 	struct callout_to *to;
 
+	lockdep_assert(in_softirq());
 	if (o->pcpu) {
 		to = to_pcpu_pop(o);
 		if (to)
@@ -437,18 +445,20 @@ static struct callout_to *to_alloc(struct callout_owner *o)
  * Back to the slab, out of the index; the caller has taken it off @o's
  * list. Bottom halves are off.
  */
-static void __to_free(struct callout_owner *o, struct callout_to *to)
+static void to_free(struct callout_owner *o, struct callout_to *to)
 {
-	__to_unlink(to);
+	lockdep_assert(in_softirq());
+	to_unlink(to);
 	kmem_cache_free(o->cache, to);
 }
 
 /* callout_to_put() with bottom halves off */
-static void __callout_to_put(struct callout_to *to)
+static void to_put(struct callout_to *to)
 {
 	struct callout_owner *o = to->owner;
 	bool keep;
 
+	lockdep_assert(in_softirq());
 	WRITE_ONCE(to->state, TO_IDLE);
 	if (o->pcpu && !READ_ONCE(o->closing) && to_pcpu_push(o, to))
 		return;
@@ -463,7 +473,7 @@ static void __callout_to_put(struct callout_to *to)
 	}
 	spin_unlock(&o->lock);
 	if (!keep)
-		__to_free(o, to);
+		to_free(o, to);
 }
 
 /**
@@ -480,7 +490,7 @@ static void __callout_to_put(struct callout_to *to)
 void callout_to_put(struct callout_to *to)
 {
 	local_bh_disable();
-	__callout_to_put(to);
+	to_put(to);
 	local_bh_enable();
 }
 
@@ -494,7 +504,7 @@ static void to_expire(void *arg)
 	struct callout_to *to = arg;
 
 	WRITE_ONCE(to->state, TO_FIRED);
-	__to_unlink(to);
+	to_unlink(to);
 	to->owner->ops->expire(to);
 }
 
@@ -563,7 +573,7 @@ int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
 	 * take to the set: the free list and the bucket locks want them off.
 	 */
 	rcu_read_lock_bh();
-	to = __to_take_free(o);
+	to = to_take_free(o);
 	if (!to) {
 		rcu_read_unlock_bh();
 		to = to_alloc(o);
@@ -582,12 +592,12 @@ int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
 	 * checks again under the base lock before it cancels anything.
 	 */
 	if (to->bucket != bucket)
-		__to_unlink(to);
+		to_unlink(to);
 	WRITE_ONCE(to->h.key.owner, key.owner);
 	WRITE_ONCE(to->h.key.func, func);
 	WRITE_ONCE(to->h.key.arg, arg);
 	if (hlist_nulls_unhashed_lockless(&to->h.node))
-		__to_link(to, bucket);
+		to_link(to, bucket);
 	WRITE_ONCE(to->state, TO_ARMED);
 	/* One clock read for the due time and the arming, as callout_set(). */
 	to->expires_ns = now_ns + (u64)ticks * callout_tick_ns_param;
@@ -599,7 +609,7 @@ int callout_to_arm(struct callout_owner *o, u64 func, u64 arg,
 	rcu_read_unlock_bh();
 	return 0;
 put:
-	__callout_to_put(to);
+	to_put(to);
 	rcu_read_unlock_bh();
 	return ret;
 }
@@ -636,7 +646,7 @@ restart:
 		if (READ_ONCE(to->state) == TO_ARMED &&
 		    has_key(&to->h, &key) &&
 		    callout_unset_if(&to->c, &to->h.key, &key)) {
-			__callout_to_put(to);
+			to_put(to);
 			rcu_read_unlock_bh();
 			return 1;
 		}
@@ -695,7 +705,7 @@ unsigned long callout_owner_drain(struct callout_owner *o, bool warn)
 	bool was;
 
 	spin_lock_bh(&o->lock);
-	/* Read without the lock by __callout_to_put()'s per-CPU fast path. */
+	/* Read without the lock by to_put()'s per-CPU fast path. */
 	WRITE_ONCE(o->closing, true);
 	idle = o->free;
 	o->free = NULL;
@@ -711,9 +721,9 @@ unsigned long callout_owner_drain(struct callout_owner *o, bool warn)
 		to = idle;
 		idle = to->next_free;
 		local_bh_disable();
-		__to_free(o, to);
+		to_free(o, to);
 		local_bh_enable();
-		if (!(++i % 256))
+		if (!(++i % TO_RESCHED))
 			cond_resched();
 	}
 
