@@ -74,9 +74,9 @@
  * That is expiry_lock -> base lock (a func re-arms, callout_forward()),
  * and the read mutex -> file lock -> base lock (never in the tick, nor
  * under expiry_lock). The tick hands events to a file through a
- * lock-less list (dev_events.c), and asks dev_due.c, under the base lock, where a
- * deferred callout is due now (callout_dev_due_tick(): a read of its
- * due-time entry, no lock). Rules that follow:
+ * lock-less list, and asks the owner of a CALLOUT_DEFER callout, under
+ * the base lock, where it is due now (callout_defer_ops, which a file
+ * answers with a read of its due-time entry, no lock). Rules that follow:
  *
  * - base->lock protects the base and the state of every callout on it. A
  *   callout moves to another base only with both base locks held, the
@@ -770,29 +770,30 @@ EXPORT_SYMBOL_NS_GPL(callout_unset, CALLOUT_NS);
 /*
  * callout_unset_if() - callout_unset() of a @c still pending for @want
  * @c:		an initialised callout
- * @key:	a key kept beside @c, written before each arming of @c and
- *		never while it is pending (timeout.c's func/arg key)
- * @want:	what @key must read
+ * @still:	whether @c, pending, is armed for @want: a test of what its
+ *		owner keeps beside it, written before each arming of @c and
+ *		never while it is pending (timeout.c's func/arg key), read
+ *		with READ_ONCE() (an arming of a @c not pending may be
+ *		writing it)
+ * @want:	what @still compares with
  *
- * For a caller that found @c by its key without a lock, and so may hold a
- * @c reused since for another key: under the base lock the key of a
- * pending @c is that of its arming, and cannot change until the arming
+ * For a caller that found @c without a lock, and so may hold a @c reused
+ * since for another arming: under the base lock what the owner keeps for
+ * a pending @c is that of its arming, and cannot change until the arming
  * ends, which takes the same lock. So a @c cancelled here was pending for
- * @want, and one of another key is left alone.
+ * @want, and one of another is left alone.
  * Return: as callout_unset().
  */
-int callout_unset_if(struct callout *c, const struct callout_key *key,
-		     const struct callout_key *want)
+int callout_unset_if(struct callout *c,
+		     bool (*still)(const struct callout *c, const void *want),
+		     const void *want)
 {
 	struct callout_base *base;
 	unsigned long flags;
 	bool was = false;
 
 	base = lock_base(c, &flags);
-	/* READ_ONCE(): an arming of a @c not pending may be writing it. */
-	if (READ_ONCE(key->arg) == want->arg &&
-	    READ_ONCE(key->func) == want->func &&
-	    READ_ONCE(key->owner) == want->owner)
+	if (still(c, want))
 		was = __cancel(base, c);
 	spin_unlock_irqrestore(&base->lock, flags);
 	return was;
@@ -1148,25 +1149,38 @@ static u64 __collect(struct callout_base *base, u64 now, u64 start)
 	return end;
 }
 
-/*
- * A due callout whose owner put it back (CALLOUT_LAZY: a /dev/callout
- * file's, whose user stored a later tick in its due-time table): file it
- * again at that tick here, where the wheel collected it, with the base
- * lock held, instead of running its func only for it to re-arm itself. A
- * tick the wheel's pass has reached already, or one the scheme refuses,
- * is left to the func (which files it again, or fires it).
- * Return: true if @c is filed again.
+/* The owner's answers for CALLOUT_DEFER callouts: a file's (dev_due.c) */
+static const struct callout_defer_ops *callout_defer __ro_after_init;
+
+/**
+ * callout_defer_register() - who answers for CALLOUT_DEFER callouts
+ * @ops:	the answers; set once, at load, before any such callout is armed
  */
-static bool __requeue_lazy(struct callout_base *base, struct callout *c,
-			   u64 now)
+void callout_defer_register(const struct callout_defer_ops *ops)
 {
-	u64 tick = callout_dev_due_tick(c, now);
+	callout_defer = ops;
+}
+
+/*
+ * A due callout whose owner may have put it back (CALLOUT_DEFER: a
+ * /dev/callout file's, whose user may have stored a later tick in its
+ * due-time table): queue it again at the tick the owner says, here, where
+ * the wheel collected it, with the base lock held, instead of running its
+ * func only for it to re-arm itself. A tick the wheel's pass has reached
+ * already, or one the scheme refuses, is left to the func (which queues it
+ * again, or fires it).
+ * Return: true if @c is queued again.
+ */
+static bool __requeue_deferred(struct callout_base *base, struct callout *c,
+			       u64 now)
+{
+	u64 tick = callout_defer->due_tick(c, now);
 
 	lockdep_assert_held(&base->lock);
 	if (!tick || tick <= max(now, base->wheel.target) ||
 	    tw_insert(&base->wheel, &c->entry, tick))
 		return false;
-	callout_dev_refiled(c, tick);
+	callout_defer->requeued(c, tick);
 	base->stats.refiled++;
 	return true;
 }
@@ -1221,8 +1235,8 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 		c = list_first_entry(&base->expired, struct callout, entry.list);
 		list_del_init(&c->entry.list);
 		c->entry.flags &= ~CALLOUT_EXPIRING;
-		if ((c->entry.flags & CALLOUT_LAZY) &&
-		    __requeue_lazy(base, c, now)) {
+		if ((c->entry.flags & CALLOUT_DEFER) &&
+		    __requeue_deferred(base, c, now)) {
 			/*
 			 * No func to unlock around: interrupts in between
 			 * every CALLOUT_COLLECT_BUDGET, as for a collection.
@@ -1411,7 +1425,7 @@ int callout_core_init(void)
 	int ret;
 
 	callout_max_timeout_init();
-	callout_room_probe = callout_ops->id == TW_LAWN;
+	callout_room_probe = callout_ops->may_be_full;
 	callout_bases = alloc_percpu(struct callout_base);
 	if (!callout_bases)
 		return -ENOMEM;
@@ -1443,11 +1457,6 @@ int callout_core_init(void)
 	if (ret < 0)
 		goto free_wheels;
 	callout_hp_state = ret;
-	ret = callout_timeout_init();
-	if (ret) {
-		cpuhp_remove_state_nocalls(callout_hp_state);
-		goto free_wheels;
-	}
 	return 0;
 
 free_wheels:
@@ -1457,16 +1466,17 @@ free_wheels:
 	return ret;
 }
 
-void callout_core_exit(void)
+/*
+ * Unload, first: no file is open and no client is loaded. Stop every tick,
+ * so that no expiry runs while the old interface's hash is taken down
+ * (callout_timeout_exit()) and the timeouts kernel callers left are
+ * cancelled; the bases stay until callout_core_exit().
+ */
+void callout_core_stop(void)
 {
 	unsigned int cpu;
 
 	cpuhp_remove_state_nocalls(callout_hp_state);
-	/*
-	 * No file is open and no client is loaded. Stop every tick first, so
-	 * no expiry touches the hash while it is taken down; then the
-	 * timeouts kernel callers left behind are cancelled and freed.
-	 */
 	for_each_possible_cpu(cpu)
 		while (atomic_read(&per_cpu_ptr(callout_bases, cpu)->kick_pending))
 			cpu_relax();
@@ -1474,7 +1484,13 @@ void callout_core_exit(void)
 	synchronize_rcu();
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(callout_bases, cpu)->timer);
-	callout_timeout_exit();
+}
+
+/* Unload, last: the ticks are stopped and every callout is off its base. */
+void callout_core_exit(void)
+{
+	unsigned int cpu;
+
 	for_each_possible_cpu(cpu)
 		callout_base_exit(per_cpu_ptr(callout_bases, cpu));
 	free_percpu(callout_bases);

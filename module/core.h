@@ -23,9 +23,9 @@
 /* Owner bits of callout.entry.flags, under the base lock */
 #define CALLOUT_EXPIRING	0x100u	/* collected, func not yet started */
 #define CALLOUT_PARKED		0x200u	/* on base->parked, see there */
-/* A /dev/callout file's: its owner may have put its due time back */
-#define CALLOUT_LAZY		0x400u
-static_assert(!((CALLOUT_EXPIRING | CALLOUT_PARKED | CALLOUT_LAZY) &
+/* Its owner may have moved its due time later: ask callout_defer_ops */
+#define CALLOUT_DEFER		0x400u
+static_assert(!((CALLOUT_EXPIRING | CALLOUT_PARKED | CALLOUT_DEFER) &
 		(TW_PENDING | TW_DUE)));
 
 /* Lateness histogram: bucket i counts fired - due in [2^(i-1), 2^i) us. */
@@ -41,9 +41,8 @@ static_assert(!((CALLOUT_EXPIRING | CALLOUT_PARKED | CALLOUT_LAZY) &
  * @max_late_ns:	largest fired - due seen
  * @slowest_ns:		slowest callback
  * @deferred:		runs that hit a budget (funcs, or the collection's)
- * @refiled:		due callouts filed again at a later tick their owner
- *			put them back to, their func not run (CALLOUT_LAZY)
- *			and came back at once
+ * @refiled:		due callouts queued again at a later tick their owner
+ *			put them back to, their func not run (CALLOUT_DEFER)
  * @collect_stopped:	collections (in a run or a set) that spent their
  *			budget, CALLOUT_COLLECT_BUDGET, with more due
  * @collect_max_ns:	longest collection of a run: from the base lock
@@ -138,13 +137,28 @@ static inline u64 callout_ns_to_tick_up(u64 ns)
 
 extern struct tw_geometry callout_geo;	/* the wheels', from the parameters */
 
-struct callout_key;
-
 /* core.c */
 extern struct callout_base __percpu *callout_bases;
 extern const struct tw_ops *callout_ops;
 int callout_core_init(void);
+void callout_core_stop(void);
 void callout_core_exit(void);
+
+/**
+ * struct callout_defer_ops - what the tick asks the owner of a due
+ * CALLOUT_DEFER callout before it runs its func
+ * @due_tick:	the later tick, after @now, that @c's owner has moved it to,
+ *		or 0 to run its func now. Called for every expiry of @c, with
+ *		its base locked and interrupts off: no lock, no sleep, O(1)
+ * @requeued:	@c is queued again at @tick, as @due_tick asked, its func not
+ *		run; as @due_tick
+ */
+struct callout_defer_ops {
+	u64 (*due_tick)(struct callout *c, u64 now);
+	void (*requeued)(struct callout *c, u64 tick);
+};
+
+void callout_defer_register(const struct callout_defer_ops *ops);
 extern u64 callout_max_ns, callout_max_ticks;
 
 /* The facility's clock: CLOCK_MONOTONIC, inline on every arming's path. */
@@ -204,8 +218,9 @@ static inline int callout_set_ticks_from(struct callout *c, u64 now_ns,
 	return callout_arm(c, now + ticks + !!rem, now, func, arg, 0);
 }
 
-int callout_unset_if(struct callout *c, const struct callout_key *key,
-		     const struct callout_key *want);
+int callout_unset_if(struct callout *c,
+		     bool (*still)(const struct callout *c, const void *want),
+		     const void *want);
 int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		     callout_func_t func, void *arg);
 int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
@@ -213,8 +228,6 @@ int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
 s64 callout_forward(struct callout *c, u64 now_ns, u64 period_ns,
 		    u64 *expires_ns);
 int callout_requeue(struct callout *c, u64 now_ns, u64 expires_ns);
-u64 callout_dev_due_tick(struct callout *c, u64 now);
-void callout_dev_refiled(struct callout *c, u64 tick);
 int callout_try_unset_sync(struct callout *c);
 
 /**

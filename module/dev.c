@@ -184,6 +184,7 @@ int callout_dev_init(void)
 		goto err_clock;
 	if (uto_init())
 		goto err_callout;
+	callout_defer_register(&uc_defer_ops);
 	ret = misc_register(&callout_miscdev);
 	if (ret) {
 		pr_err("cannot register /dev/callout: %d\n", ret);

@@ -140,6 +140,7 @@ struct uc_file {
 	wait_queue_head_t wq;		/* readers and pollers */
 	struct mutex read_lock;		/* one reader takes events at a time */
 	bool closing;			/* release() runs: no spares, locked */
+	bool mapped;			/* the due table was mapped, once */
 	struct rcu_head rcu;		/* the tick may wake ->wq after close */
 	/* Last: kfree_rcu() needs ->rcu in the first 4 KiB (lockdep, KASAN). */
 	struct uc_batch batch;		/* the reader's, read */
@@ -174,6 +175,8 @@ struct uc_arming {
  * @cur:	which of @arm is in force (locked)
  * @linked:	in the handle table (locked)
  * @busy:	cancels and RESETs waiting on it outside the lock (locked)
+ * @due_seen:	its due-time entry as the tick read it at this expiry
+ *		(uc_due_tick()), 0 if not its own or not read; for uc_fire()
  * @due_seqc:	around a RESET's writes of the due-time entry and arming: an
  *		expiry that meets one does not act on the entry
  * @state:	UC_* bits
@@ -199,6 +202,7 @@ struct ucallout {
 	u8 cur;
 	bool linked;
 	u16 busy;
+	u64 due_seen;
 	seqcount_t due_seqc;
 	atomic_t state;
 	struct uc_node q;
@@ -304,6 +308,7 @@ void uc_cancel_all(struct uc_file *f);
 void uc_table_free(struct uc_file *f);
 
 /* dev_due.c: the due-time table */
+extern const struct callout_defer_ops uc_defer_ops;
 bool uc_deferred(struct ucallout *uc, struct uc_arming *a, u64 now, u64 v);
 int ucdev_mmap(struct file *file, struct vm_area_struct *vma);
 

@@ -254,8 +254,8 @@ static struct ucallout *__uc_get(struct uc_file *f,
 	 * and the event times are written before they are read.
 	 */
 	__callout_init(&uc->c);
-	/* Its due-time entry may put it back: the tick asks dev_due.c first. */
-	uc->c.entry.flags |= CALLOUT_LAZY;
+	/* Its due-time entry may put it back: the tick asks uc_defer_ops. */
+	uc->c.entry.flags |= CALLOUT_DEFER;
 	uc->file = f;
 	uc->handle = (u64)s->gen << 32 | s->idx;
 	uc->slot = s;
@@ -268,6 +268,7 @@ static struct ucallout *__uc_get(struct uc_file *f,
 	uc->q.timeout = false;
 	seqcount_init(&uc->ev_seqc);
 	seqcount_init(&uc->due_seqc);
+	uc->due_seen = 0;
 	uc->ev_seq = 0;
 	uc->ev_count = 0;
 	uc->rd_seq = 0;
@@ -363,8 +364,8 @@ static void uc_fire(void *arg)
 	struct ucallout *uc = a->uc;
 	struct uc_file *f = uc->file;
 	u64 now = callout_now_ns(), due = a->expires_ns, missed = 0;
-	u64 *entry = uc->slot->due, v;
-	bool mine = uc_entry_mine(uc, &v);
+	u64 *entry = uc->slot->due, v = uc->due_seen, seen;
+	bool mine = v;
 	u32 flags = 0, end = UC_ENDED;
 	s64 ret;
 
@@ -390,6 +391,8 @@ static void uc_fire(void *arg)
 
 	if (a->period_ns) {
 		flags |= CALLOUT_EV_PERIODIC;
+		/* What the entry holds unless the user stored since */
+		seen = mine ? v : uc_due_entry(uc, a->expires_ns);
 		ret = callout_forward(&uc->c, now, a->period_ns,
 				      &a->expires_ns);
 		/* Armed anew since this expiry began: not this arming's. */
@@ -399,10 +402,12 @@ static void uc_fire(void *arg)
 		if (ret >= 0) {
 			missed = ret;
 			end = 0;
-			/* The next due tick, unless the user stored since. */
-			if (mine)
-				cmpxchg64(entry, v,
-					  uc_due_entry(uc, a->expires_ns));
+			/*
+			 * The next due tick, unless the user stored since
+			 * the tick read the entry (or, if the table was not
+			 * mapped then, since the kernel wrote it).
+			 */
+			cmpxchg64(entry, seen, uc_due_entry(uc, a->expires_ns));
 		} else {
 			/* Beyond the scheme's reach now: its last event. */
 			flags |= CALLOUT_EV_LAST;

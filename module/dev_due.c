@@ -11,9 +11,10 @@
  * has not used yet faulting SIGBUS. A SET and a RESET write there, before
  * they arm, the handle's generation and the due tick; a freed slot's entry
  * reads 0. The program may store a later tick, or the cancel mark
- * (include/uapi/linux/callout.h gives the layout). uc_fire() reads the
- * entry once, with READ_ONCE() through the kernel's own mapping of the
- * page (no fault, no sleep), and trusts nothing in it:
+ * (include/uapi/linux/callout.h gives the layout). The tick reads the
+ * entry once an expiry, once the file has mapped its table, with
+ * READ_ONCE() through the kernel's own mapping of the page (no fault, no
+ * sleep), and trusts nothing in it:
  *
  * - an entry of another generation (a store meant for an earlier handle
  *   of the slot) is ignored;
@@ -21,21 +22,21 @@
  *   it is read (the record's sequence becomes 0, a stale one), and the
  *   reader reaps it from the queue like any ended arming;
  * - a later tick, less than half the 2^39-tick circle on from the due
- *   tick and within max_timeout_ns of now, re-files the callout there
- *   (callout_requeue(), as a periodic one is forwarded), with its arming,
- *   sequence and period unchanged, and nothing is published; a later
- *   tick that has passed too (the tick ran late) is published as the due
- *   time, as if the callout had been re-filed there;
+ *   tick and within max_timeout_ns of now, queues the callout there again,
+ *   with its arming, sequence and period unchanged, and nothing is
+ *   published; a later tick that has passed too (the tick ran late) is
+ *   published as the due time, as if the callout had been queued there;
  * - anything else leaves the expiry as it is.
  *
- * Most deferrals do not reach uc_fire(): a ucallout is CALLOUT_LAZY, and
- * where the tick collects it due, the core asks callout_dev_due_tick() for
- * the later tick its entry holds and files it again there, with the base
- * lock held, without running the func (a func run is two clock reads, two
- * lock sections and the func, for every deferred callout once an RTO).
- * uc_fire() handles what the
- * core leaves it: the cancel mark, and a tick the wheel's pass had reached
- * already or the scheme refused.
+ * The read is the core's question, not uc_fire()'s: a ucallout is
+ * CALLOUT_DEFER, and where the tick collects it due, the core asks
+ * uc_defer_ops (uc_due_tick()) for the later tick its entry holds and
+ * queues it again there, with the base lock held, without running the
+ * func (a func run is two clock reads, two lock sections and the func,
+ * for every deferred callout once an RTO). What the read found is kept in
+ * the ucallout for uc_fire(), which does the rest: the cancel mark, and a
+ * tick the wheel's pass had reached already or the scheme refused (then
+ * uc_deferred(), through callout_requeue()).
  *
  * A periodic callout forwarded writes its next due tick with a cmpxchg,
  * so that a store made meanwhile stands. Generations stay below 2^24, so
@@ -65,26 +66,27 @@ static u64 uc_later(u64 v, u64 at)
 	return later;
 }
 
-/**
- * callout_dev_due_tick() - where the tick collects a due ucallout
- * (CALLOUT_LAZY): the later tick its user stored, or 0
- * @c:		the ucallout's callout, due, its func not started
- * @now:	the current tick
- *
- * For the core to file it again there without running its func, as
- * uc_deferred() would have it do (the func sees a cancel mark, and
- * anything the core leaves to it). A read of the entry and arithmetic.
- *
- * Context: the tick, @c's base locked, interrupts off.
+/*
+ * Where the tick collects a due ucallout (CALLOUT_DEFER): the later tick
+ * its user stored, or 0, for the core to queue it again there without
+ * running its func, as uc_deferred() would have it do. The one read of the
+ * entry an expiry makes, and none while the file has not mapped its table:
+ * what it read is kept in uc->due_seen for uc_fire(), which acts on the
+ * rest (a cancel mark, and what the core leaves to it).
+ * Context: the tick, @c's base locked, interrupts off; @c's func not
+ * started, and no other func of @c runs (core.c).
  * Return: a tick after @now within max_timeout_ns of it, or 0.
  */
-u64 callout_dev_due_tick(struct callout *c, u64 now)
+static u64 uc_due_tick(struct callout *c, u64 now)
 {
 	struct ucallout *uc = container_of(c, struct ucallout, c);
 	const struct uc_arming *a = c->arg;
-	u64 v, at, later;
+	u64 v = 0, at, later;
 
-	if (!uc_entry_mine(uc, &v) || (v & CALLOUT_DUE_CANCEL))
+	if (READ_ONCE(uc->file->mapped) && !uc_entry_mine(uc, &v))
+		v = 0;
+	uc->due_seen = v;
+	if (!v || (v & CALLOUT_DUE_CANCEL))
 		return 0;
 	at = callout_ns_to_tick_up(a->expires_ns);
 	later = uc_later(v, at);
@@ -94,20 +96,22 @@ u64 callout_dev_due_tick(struct callout *c, u64 now)
 	return at + later;
 }
 
-/**
- * callout_dev_refiled() - the core filed due @c again at @tick
- * @c:		as callout_dev_due_tick()
- * @tick:	what callout_dev_due_tick() returned
- *
- * Its arming's due time is that tick's now: what its expiry reports.
- * Context: as callout_dev_due_tick(); no func of @c runs.
+/*
+ * The core queued due @c again at @tick, what uc_due_tick() returned: its
+ * arming's due time is that tick's now, what its expiry reports. Context:
+ * as uc_due_tick().
  */
-void callout_dev_refiled(struct callout *c, u64 tick)
+static void uc_requeued(struct callout *c, u64 tick)
 {
 	struct uc_arming *a = c->arg;
 
 	a->expires_ns = tick * callout_tick_ns_param;
 }
+
+const struct callout_defer_ops uc_defer_ops = {
+	.due_tick	= uc_due_tick,
+	.requeued	= uc_requeued,
+};
 
 /*
  * A later tick in @uc's due-time entry @v, read at the expiry of arming @a
@@ -176,6 +180,8 @@ static const struct vm_operations_struct uc_due_vm_ops = {
  */
 int ucdev_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	struct uc_file *f = file->private_data;
+
 	BUILD_BUG_ON(CALLOUT_MMAP_CLOCK >> PAGE_SHIFT != UC_DUE_PAGES);
 	if (vma->vm_pgoff == UC_DUE_PAGES)
 		return callout_clock_mmap(vma);
@@ -186,6 +192,8 @@ int ucdev_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &uc_due_vm_ops;
+	/* From now on the tick reads the entries (uc_due_tick()). */
+	WRITE_ONCE(f->mapped, true);
 	return 0;
 }
 

@@ -122,6 +122,18 @@ static int check_params(void)
 	return 0;
 }
 
+/*
+ * Take down the core and the old interface: the ticks first, so that no
+ * expiry runs while the timeouts kernel callers left are cancelled and the
+ * func/arg hash goes, then the bases.
+ */
+static void callout_core_down(void)
+{
+	callout_core_stop();
+	callout_timeout_exit();
+	callout_core_exit();
+}
+
 static int __init callout_module_init(void)
 {
 	int ret;
@@ -132,9 +144,15 @@ static int __init callout_module_init(void)
 	ret = callout_core_init();
 	if (ret)
 		return ret;
+	ret = callout_timeout_init();
+	if (ret) {
+		callout_core_stop();
+		callout_core_exit();
+		return ret;
+	}
 	ret = callout_dev_init();
 	if (ret) {
-		callout_core_exit();
+		callout_core_down();
 		return ret;
 	}
 	callout_debugfs_init();
@@ -152,7 +170,7 @@ static void __exit callout_module_exit(void)
 	callout_debugfs_exit();
 	callout_dev_exit();
 	callout_stats_sum(&total);
-	callout_core_exit();
+	callout_core_down();
 	pr_info("unloaded: %llu set, %llu cancelled, %llu expired, %llu tick runs\n",
 		total.set, total.unset, total.expired, total.ticks_run);
 }

@@ -517,6 +517,12 @@ static bool has_key(const struct callout_hashed *h,
 	       READ_ONCE(h->key.arg) == key->arg;
 }
 
+/* callout_unset_if()'s test, under @c's base lock: @c is armed for @key. */
+static bool to_armed_for(const struct callout *c, const void *key)
+{
+	return has_key(&container_of(c, struct callout_to, c)->h, key);
+}
+
 /*
  * How many armings of @key @bucket holds, up to CALLOUT_HASH_MAX_DUPS;
  * under RCU. Racy: arms of the one key at the same moment on other CPUs
@@ -645,7 +651,7 @@ restart:
 		/* A racy look first: an idle one costs no base lock. */
 		if (READ_ONCE(to->state) == TO_ARMED &&
 		    has_key(&to->h, &key) &&
-		    callout_unset_if(&to->c, &to->h.key, &key)) {
+		    callout_unset_if(&to->c, to_armed_for, &key)) {
 			to_put(to);
 			rcu_read_unlock_bh();
 			return 1;

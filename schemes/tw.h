@@ -184,6 +184,9 @@ struct tw_wheel;
  * @name:	the scheme's name, as the module parameter takes it
  * @id:		its &enum tw_scheme_id
  * @linear:	TW_LINEAR_* of its operations that cost O(n), 0 if none
+ * @may_be_full: @insert may refuse an expiry within its range for want of
+ *		room (-ENOSPC: lawn out of queues); false if it refuses only
+ *		beyond its range
  * @geometry:	the fields of struct tw_geometry it uses, their ranges and
  *		defaults; all 0 if it uses none
  * @check_geometry: what @geometry cannot say, a rule between fields: 0, or
@@ -214,6 +217,7 @@ struct tw_ops {
 	const char *name;
 	enum tw_scheme_id id;
 	u32 linear;
+	bool may_be_full;
 	struct tw_geometry_limits geometry;
 	int (*check_geometry)(const struct tw_geometry *geo,
 			      struct tw_geometry_error *err);

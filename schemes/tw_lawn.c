@@ -392,6 +392,7 @@ static u64 tw_lawn_slot_len(struct tw_wheel *w, u32 slot)
 const struct tw_ops tw_lawn_ops = {
 	.name		= "lawn",
 	.id		= TW_LAWN,
+	.may_be_full	= true,
 	.geometry	= {
 		.min = { .lawn_ttls = 1 },
 		.max = { .lawn_ttls = TW_LAWN_MAX_TTLS },

@@ -374,6 +374,7 @@ static bool t_lawn_queues(const struct tw_ops *ops)
 	int i;
 
 	g.lawn_ttls = 2;
+	EXPECT(ops->may_be_full, "lawn refuses for want of room");
 	EXPECT(!tw_init(&w, ops, &g, 10), "");
 	for (i = 0; i < 4; i++)
 		tw_entry_init(&e[i]);
