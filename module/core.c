@@ -71,7 +71,7 @@
  *                       readers with no lock of callout.ko held but
  *                       expiry_lock (and the func map)
  *
- * That is expiry_lock -> base lock (a func re-arms, callout_forward()),
+ * That is expiry_lock -> base lock (a func re-arms, callout_requeue()),
  * and the read mutex -> file lock -> base lock (never in the tick, nor
  * under expiry_lock). The tick hands events to a file through a
  * lock-less list, and asks the owner of a CALLOUT_DEFER callout, under
@@ -643,10 +643,11 @@ int callout_requeue(struct callout *c, u64 now_ns, u64 expires_ns)
 }
 
 /*
- * callout_forward() - re-arm a periodic callout from its func, as
+ * callout_forward() - re-arm a periodic callout on its grid, as
  * hrtimer_forward() forwards an hrtimer
- * @c:		the callout whose func runs now
- * @now_ns:	callout_now_ns() read by the func
+ * @c:		the callout: its func runs now, or it is not pending and its
+ *		caller keeps anyone else from arming it meanwhile
+ * @now_ns:	callout_now_ns() read by the caller
  * @period_ns:	the period, at least one tick
  * @expires_ns:	in: the due time of the expiry that runs; out: the due time
  *		of the next one, the first of @expires_ns + k * @period_ns
@@ -658,7 +659,7 @@ int callout_requeue(struct callout *c, u64 now_ns, u64 expires_ns)
  * are not run: they are counted in the result, as hrtimer_forward() counts
  * overruns.
  *
- * Context: @c's func.
+ * Context: @c's func, or process context (the caller's lock may be held).
  * Return: the due times skipped between the one that runs and the next
  * (0 when on time); -EALREADY if @c was pending again (not re-armed);
  * the scheme's -ERANGE/-ENOSPC if it cannot be re-armed (then it is not

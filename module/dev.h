@@ -38,6 +38,7 @@ void callout_clock_exit(void);
 #define UC_QUEUED	BIT(0)	/* on the event queue: file->events or ->taken */
 #define UC_READING	BIT(1)	/* held by the reader, between take and commit */
 #define UC_ENDED	BIT(2)	/* the arming ended by itself; never cleared */
+#define UC_REARM	BIT(3)	/* a periodic one fired: its reader re-arms it */
 
 /*
  * Idle callouts a file keeps for its next SETs (spare ucallouts), and as
@@ -295,6 +296,8 @@ int uc_check_times(u64 timeout_ns, u64 period_ns);
 struct ucallout *__uc_lookup(struct uc_file *f, u64 handle);
 void __uc_unlink(struct uc_file *f, struct ucallout *uc);
 void __uc_done(struct uc_file *f, struct ucallout *uc);
+void __uc_rearm(struct uc_file *f, struct ucallout *uc, struct uc_snap *s,
+		u64 now);
 int __uc_set(struct uc_file *f, struct callout_op *op, u64 now,
 	     struct callout_batch *b);
 int __uc_cancel(struct uc_file *f, struct ucallout *uc,

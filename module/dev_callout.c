@@ -19,10 +19,15 @@
  * counts it, and queues the ucallout on the file's lock-less list, an
  * llist, unless it is queued already; it wakes a reader only when that
  * list goes from empty to non-empty. It allocates nothing and takes no
- * lock of the file. A periodic callout is forwarded by the core
- * (callout_forward(), as hrtimer_forward()): the due times it skipped while
- * late are added to the count; one that cannot be re-armed any more sends
- * its last event with CALLOUT_EV_LAST. An llist rather than per-CPU queues:
+ * lock of the file. A periodic callout is not re-armed by its expiry: it
+ * is left unarmed (UC_REARM) until its reader takes the event, which
+ * forwards it on its period's grid from the time of the read
+ * (__uc_rearm(), callout_forward() as hrtimer_forward(), as timerfd's
+ * read() does), so one whose events nobody reads runs its func once, not
+ * once a period. The due times that passed late or unread are added to
+ * the count; one that cannot be re-armed any more ends with its last
+ * event, CALLOUT_EV_LAST. A RESET arms one left unarmed anew, and an
+ * UNSET cancels it (its event goes stale). An llist rather than per-CPU queues:
  * one atomic exchange takes every CPU's events at once, and a file's
  * callouts are few enough per tick that the one cache line is no
  * bottleneck; the reader would otherwise merge per-CPU queues.
@@ -364,13 +369,11 @@ static void uc_fire(void *arg)
 	struct ucallout *uc = a->uc;
 	struct uc_file *f = uc->file;
 	u64 now = callout_now_ns(), due = a->expires_ns, missed = 0;
-	u64 *entry = uc->slot->due, v = uc->due_seen, seen;
-	bool mine = v;
+	u64 v = uc->due_seen;
 	u32 flags = 0, end = UC_ENDED;
-	s64 ret;
 
 	/* What the user stored for this handle; the core took most deferrals. */
-	if (mine) {
+	if (v) {
 		if (v & CALLOUT_DUE_CANCEL) {
 			/*
 			 * A lazy cancel: the arming ends, and no event of it
@@ -389,29 +392,18 @@ static void uc_fire(void *arg)
 		due = a->expires_ns;
 	}
 
+	/*
+	 * A periodic callout is not re-armed here but by its reader
+	 * (__uc_rearm()), so one whose event nobody reads does no work a
+	 * period. The due times that passed while this expiry was late are
+	 * its own, counted in overrun; the latest is its due time.
+	 */
 	if (a->period_ns) {
 		flags |= CALLOUT_EV_PERIODIC;
-		/* What the entry holds unless the user stored since */
-		seen = mine ? v : uc_due_entry(uc, a->expires_ns);
-		ret = callout_forward(&uc->c, now, a->period_ns,
-				      &a->expires_ns);
-		/* Armed anew since this expiry began: not this arming's. */
-		if (ret == -EALREADY)
-			return;
-		due = a->expires_ns - a->period_ns;
-		if (ret >= 0) {
-			missed = ret;
-			end = 0;
-			/*
-			 * The next due tick, unless the user stored since
-			 * the tick read the entry (or, if the table was not
-			 * mapped then, since the kernel wrote it).
-			 */
-			cmpxchg64(entry, seen, uc_due_entry(uc, a->expires_ns));
-		} else {
-			/* Beyond the scheme's reach now: its last event. */
-			flags |= CALLOUT_EV_LAST;
-		}
+		if (now >= due + a->period_ns)
+			missed = div64_u64(now - due, a->period_ns);
+		due += missed * a->period_ns;
+		end = UC_REARM;
 	}
 
 	/* One writer: a callout's func never runs on two CPUs at once. */
@@ -428,6 +420,56 @@ static void uc_fire(void *arg)
 	write_seqcount_end(&uc->ev_seqc);
 	preempt_enable();
 	uc_publish(uc, f, end);
+}
+
+/*
+ * Re-arm @uc, a periodic callout whose expiry the tick left to its reader
+ * (UC_REARM), as the reader takes its event @s from the clock read @now:
+ * on its period's grid, at the first due time after @now. The due times
+ * that passed unread are expiries of it, as if it had fired at each: they
+ * go into @s and into its event fields (which no func writes now: it is
+ * not pending, and only a RESET, under this lock, could arm it). One the
+ * scheme refuses ends with this event, CALLOUT_EV_LAST. Nothing for a
+ * callout cancelled or RESET since it fired. The file lock is held.
+ */
+void __uc_rearm(struct uc_file *f, struct ucallout *uc, struct uc_snap *s,
+		u64 now)
+{
+	struct uc_arming *a = &uc->arm[uc->cur];
+	u64 was = a->expires_ns;
+	s64 missed;
+
+	lockdep_assert_held(&f->lock);
+	if (!(atomic_read(&uc->state) & UC_REARM))
+		return;
+	atomic_andnot(UC_REARM, &uc->state);
+	if (s->seq != uc->cur_seq)
+		return;
+	/* Before the arming: its func reads it. */
+	a->expires_ns = s->expires_ns;
+	missed = callout_forward(&uc->c, now, a->period_ns, &a->expires_ns);
+	if (missed >= 0) {
+		/* The next due tick, unless the user stored since. */
+		cmpxchg64(uc->slot->due, uc_due_entry(uc, was),
+			  uc_due_entry(uc, a->expires_ns));
+	} else {
+		s->flags |= CALLOUT_EV_LAST;
+		atomic_or(UC_ENDED, &uc->state);
+		missed = 0;
+	}
+	if (missed) {
+		s->count += missed;
+		s->expires_ns += missed * a->period_ns;
+		s->fired_ns = now;
+	}
+	preempt_disable();
+	write_seqcount_begin(&uc->ev_seqc);
+	uc->ev_count = s->count;
+	uc->ev_expires_ns = s->expires_ns;
+	uc->ev_fired_ns = s->fired_ns;
+	uc->ev_flags = s->flags;
+	write_seqcount_end(&uc->ev_seqc);
+	preempt_enable();
 }
 
 /*
@@ -602,6 +644,13 @@ static int __uc_reset(struct uc_file *f, struct ucallout *uc, u64 now,
 		WRITE_ONCE(*entry, new);
 		ret = callout_batch_reset_from(b, &uc->c, now, a->expires_ns,
 					       uc_fire, a);
+		/* A periodic one left to its reader is not pending: arm anew. */
+		if (ret == -ENOENT && (atomic_read(&uc->state) & UC_REARM)) {
+			ret = callout_batch_set_from(b, &uc->c, now,
+						     a->expires_ns, uc_fire, a);
+			if (ret >= 0)
+				atomic_andnot(UC_REARM, &uc->state);
+		}
 		if (ret < 0)
 			cmpxchg64(entry, new, old);
 		raw_write_seqcount_end(&uc->due_seqc);

@@ -7,7 +7,9 @@
  * order their funcs ran, which is expiry order (callouts that one late
  * tick collects together run in the order the scheme gives them); a
  * queued callout that fires again keeps its place, and its record
- * describes its latest expiry. It holds the read mutex and works in
+ * describes its latest expiry (a periodic one fires again only once its
+ * reader has taken the event and re-armed it, __uc_rearm(), in the batch
+ * that makes its record). It holds the read mutex and works in
  * process context, in batches of up to UC_READ_BATCH callouts, in a
  * buffer of the file's (read() allocates nothing). Per callout it sets
  * UC_READING and clears UC_QUEUED before it reads the fields (seqcount
@@ -178,6 +180,7 @@ static void uc_read_batch(struct uc_file *f, struct uc_batch *b,
 	struct ucallout *uc;
 	struct uc_node *q;
 	unsigned int i;
+	u64 now;
 
 	b->nr = 0;
 	b->nr_ev = 0;
@@ -196,6 +199,7 @@ static void uc_read_batch(struct uc_file *f, struct uc_batch *b,
 			uto_record(q_uto(b->item[i].q), &b->ev[b->nr_ev++]);
 		return;
 	}
+	now = callout_now_ns();
 	spin_lock_bh(&f->lock);
 	for (i = 0; i < b->nr; i++) {
 		q = b->item[i].q;
@@ -206,6 +210,7 @@ static void uc_read_batch(struct uc_file *f, struct uc_batch *b,
 		uc = q_uc(q);
 		b->item[i].rd_seq = uc->rd_seq;
 		b->item[i].rd_count = uc->rd_count;
+		__uc_rearm(f, uc, &b->item[i].snap, now);
 		if (__uc_fresh(uc, &b->item[i].snap))
 			__uc_record(uc, &b->item[i].snap, &b->ev[b->nr_ev++]);
 	}

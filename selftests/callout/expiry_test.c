@@ -444,6 +444,61 @@ TEST_F(exp, one_record_per_read)
  * scheme=lawn lawn_ttls=4 for these, and as it was after. Everything runs
  * on CPU 0, whose base has its own four queues.
  */
+/*
+ * A periodic callout whose event nobody reads does no work a period: 32768
+ * of one tick each, left unread for 200 ticks, run at most one func each
+ * (debugfs expired counts every func run, and nothing else runs one
+ * meanwhile); their reader then finds every one of them, periodic.
+ */
+TEST_F_TIMEOUT(exp, unread_periodic_runs_once, 200)
+{
+	enum { N = 32768, CHUNK = 512, BATCH = 1024 };
+	static struct callout_event ev[BATCH];
+	static struct callout_op ops[CHUNK];
+	static unsigned char seen[N];
+	__u64 tick = self->info.tick_ns;
+	struct callout_submit sub;
+	long long before, after;
+	int i, j, n, got = 0;
+
+	if (setup_skipped(_metadata))
+		return;
+	before = callout_stat("expired");
+	ASSERT_LE(0, before) TH_LOG("no expired in %s", CALLOUT_STATS);
+	for (i = 0; i < N; i += CHUNK) {
+		for (j = 0; j < CHUNK; j++)
+			ops[j] = (struct callout_op){
+				.op = CALLOUT_OP_SET, .timeout = tick,
+				.period_ns = tick, .cookie = i + j,
+			};
+		sub = (struct callout_submit){
+			.ops = (uintptr_t)ops, .nr = CHUNK,
+		};
+		ASSERT_EQ(0, ioctl(self->fd, CALLOUT_IOC_SUBMIT, &sub));
+		ASSERT_EQ(CHUNK, sub.done);
+		for (j = 0; j < CHUNK; j++)
+			ASSERT_EQ(0, ops[j].result);
+	}
+	usleep(200 * tick / 1000);
+	after = callout_stat("expired");
+	EXPECT_GE(before + N, after) {
+		TH_LOG("%lld funcs ran for %d callouts nobody read",
+		       after - before, N);
+	}
+	/* Read again and again: those read first have come round again. */
+	while (got < N) {
+		n = callout_read_events(self->fd, ev, BATCH, 10000);
+		ASSERT_LT(0, n) TH_LOG("%d of %d callouts read", got, N);
+		for (i = 0; i < n; i++) {
+			ASSERT_GT(N, ev[i].cookie);
+			EXPECT_EQ(CALLOUT_EV_PERIODIC, ev[i].flags);
+			EXPECT_LE(ev[i].expires_ns, ev[i].fired_ns);
+			if (!seen[ev[i].cookie]++)
+				got++;
+		}
+	}
+}
+
 #define LAWN_PARAMS	"scheme=lawn lawn_ttls=4"
 
 /*
