@@ -28,7 +28,8 @@
 # re-arm series also re-arming random ones of its N, and the deferral
 # through the mapped due-time table (callout_defer: a store, no system
 # call); lateness (the one-shots set one at a time, each deferred as it is
-# set, and through SUBMIT 64 at a time) and idle cost. Then, with callout.ko reloaded with each of
+# set, and through SUBMIT 64 at a time), idle cost and the cost of
+# periodic callouts nobody reads (callout-bench unread). Then, with callout.ko reloaded with each of
 # hashed, hierarchical and lawn, the burst stall (callout-bench stall: a
 # same-CPU SCHED_FIFO thread's longest gap while an unprivileged process's
 # N one-shots due at one moment expire and its file is closed unread), at
@@ -63,11 +64,11 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
 if [ "$quick" = 1 ]; then
-	kns='10 100 1000' uns='10 1000' late_n=200 idle_s=1
+	kns='10 100 1000' uns='10 1000' late_n=200 idle_s=1 unread_n=1000
 	stall_ns='5000 40000' oneslot_n=1000
 else
 	kns='10 100 1000 10000 100000 1000000' uns='10 100 1000 10000 100000'
-	late_n=1000 idle_s=5 stall_ns='50000 400000' oneslot_n=1000000
+	late_n=1000 idle_s=5 unread_n=32768 stall_ns='50000 400000' oneslot_n=1000000
 fi
 
 # The guest's part, `sh bench-guest.sh FIRST LAST` for repetitions FIRST to
@@ -76,7 +77,7 @@ fi
 guest=$out/bench-guest.sh
 cat >"$guest" <<EOF
 #!/bin/sh
-R=$repeat KNS='$kns' UNS='$uns' LATE_N=$late_n IDLE_S=$idle_s
+R=$repeat KNS='$kns' UNS='$uns' LATE_N=$late_n IDLE_S=$idle_s UNREAD_N=$unread_n
 STALL_NS='$stall_ns' ONESLOT_N=$oneslot_n
 EOF
 cat >>"$guest" <<'EOF'
@@ -172,6 +173,8 @@ while [ $rep -le "$2" ]; do
 	u late -n $LATE_N
 	u late -n $LATE_N -b 64
 	u idle -s $IDLE_S
+	step "unread: $UNREAD_N periodic callouts of one tick nobody reads, $IDLE_S s"
+	u unread -n $UNREAD_N -s $IDLE_S
 	# Lawn keeps a queue per distinct timeout, and N one-shots due at one
 	# moment set over s seconds have one timeout per tick of them: its
 	# default 4096 queues (4 s of setting) refused a slow setting of
@@ -355,6 +358,10 @@ user_rearm=(callout_reset callout_submit_1 callout_submit_8 callout_submit_64
 	for p in none far periodic10ms; do
 		printf '| %s | %s | %s |\n' "$p" "$(cell callout 0 ${p}_ticks_per_s)" "$(cell callout 0 ${p}_hrtimer_per_s)"
 	done
+	printf '\n### Periodic callouts of one tick nobody reads, over %s s\n\n' "$idle_s"
+	printf '| N | softirq share of all CPUs | funcs run | owner CPU ms |\n|---:|---:|---:|---:|\n'
+	printf '| %s | %s | %s | %s |\n' "$unread_n" "$(cell callout_unread "$unread_n" softirq_share)" \
+		"$(cell callout_unread "$unread_n" funcs)" "$(cell callout_unread "$unread_n" owner_cpu_ms)"
 	read -r sn1 sn2 <<<"$stall_ns"
 	printf '\n### Burst stall: longest gap of a same-CPU SCHED_FIFO thread, ms\n\n'
 	printf 'N one-shots due at one moment on that CPU, set by an unprivileged process that closes its file unread\n'
@@ -434,6 +441,9 @@ user_rearm=(callout_reset callout_submit_1 callout_submit_8 callout_submit_64
 	done
 	p=$(med callout_vs_timerfd "$late_n" callout_p99_ns)
 	target "p99 lateness within 2 ticks (2000000 ns): $p ns" "$(le "$p" 2000000 && echo 1 || echo 0)"
+	f=$(med callout_unread "$unread_n" funcs)
+	target "unread: at most one func per periodic callout nobody reads ($unread_n): $f" \
+		"$(le "$f" "$unread_n" && echo 1 || echo 0)"
 	i=$(med callout 0 none_hrtimer_per_s)
 	target "idle: 0 hrtimer expiries/s from callout with nothing pending: $i" "$(le "$i" 0 && echo 1 || echo 0)"
 

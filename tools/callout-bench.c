@@ -63,7 +63,14 @@
  *            an hour ahead: runs of callout's tick per second (debugfs
  *            ticks_run) and its hrtimer expiries per second (the
  *            timer:hrtimer_expire_entry tracepoint filtered to callout_tick);
- *            then with a 10 ms periodic callout, the control (about 100/s)
+ *            then with a 10 ms periodic callout whose events a child
+ *            process reads, the control (about 100/s)
+ *   unread   N (default 1000; make bench: 32768) periodic callouts of one
+ *            tick that nobody reads, over SECONDS (default 5) from 100 ms
+ *            after they are set: the share of all CPUs' time spent in
+ *            softirq (/proc/stat), the funcs run (debugfs expired: at most
+ *            one each, a periodic callout waiting for its reader) and the
+ *            owner's CPU time
  *   stall    the longest stall of a same-CPU real-time thread while N
  *            one-shots come due at one moment and their file is closed
  *            unread (needs root, to make that thread SCHED_FIFO and to drop
@@ -88,6 +95,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1321,20 +1329,28 @@ static void run_late_submit(void)
 	free(ops);
 }
 
-/* Total ticks_run from debugfs, or -1. */
-static long long read_ticks_run(void)
+/* The total of debugfs stats' "@key: N", or -1. */
+static long long read_stat(const char *key)
 {
 	FILE *f = fopen("/sys/kernel/debug/callout/stats", "r");
+	size_t len = strlen(key);
 	long long v = -1;
 	char line[256];
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "ticks_run: ", 11))
-			v = strtoll(line + 11, NULL, 10);
+		if (!strncmp(line, key, len) && line[len] == ':') {
+			v = strtoll(line + len + 1, NULL, 10);
+			break;
+		}
 	fclose(f);
 	return v;
+}
+
+static long long read_ticks_run(void)
+{
+	return read_stat("ticks_run");
 }
 
 #define TRACING "/sys/kernel/tracing/"
@@ -1444,21 +1460,100 @@ static void run_idle(void)
 	set_one(fd, 3600 * NS);
 	idle_phase("far", tracing);
 	close(fd);
-	/* The control: a 10 ms periodic callout must show about 100/s. */
+	/*
+	 * The control: a 10 ms periodic callout must show about 100/s. A
+	 * child reads its events: one nobody reads fires once and waits.
+	 */
 	fd = open_dev();
 	{
 		struct callout_set s = { .timeout_ns = 10000000,
 					 .period_ns = 10000000 };
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct callout_event ev;
+		pid_t child;
 
 		if (ioctl(fd, CALLOUT_IOC_SET, &s))
 			die("CALLOUT_IOC_SET");
+		child = fork();
+		if (child < 0)
+			die("fork");
+		if (!child)
+			for (;;)
+				if (poll(&p, 1, -1) == 1 &&
+				    read(fd, &ev, sizeof(ev)) < 0 &&
+				    errno != EAGAIN)
+					_exit(1);
+		idle_phase("periodic10ms", tracing);
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
 	}
-	idle_phase("periodic10ms", tracing);
 	close(fd);
 	printf("\n");
 	write_file(EV "filter", "0\n");
 	if (record_cmd)
 		write_file(TRACING "options/record-cmd", record_cmd);
+}
+
+/* The softirq time of all CPUs in /proc/stat, in seconds, or -1. */
+static double softirq_s(void)
+{
+	unsigned long long v[7];
+	FILE *f = fopen("/proc/stat", "r");
+	int got;
+
+	if (!f)
+		return -1;
+	got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+		     &v[2], &v[3], &v[4], &v[5], &v[6]);
+	fclose(f);
+	return got == 7 ? (double)v[6] / sysconf(_SC_CLK_TCK) : -1;
+}
+
+static double cpu_s(const struct rusage *r)
+{
+	return r->ru_utime.tv_sec + r->ru_stime.tv_sec +
+	       (r->ru_utime.tv_usec + r->ru_stime.tv_usec) / 1e6;
+}
+
+static void run_unread(void)
+{
+	struct callout_op *ops = calloc(n, sizeof(*ops));
+	long long e0, e1;
+	struct callout_info info;
+	struct rusage r0, r1;
+	double s0, s1, el;
+	int fd = open_dev();
+	u64 i, t0;
+
+	if (!ops)
+		die("calloc");
+	if (ioctl(fd, CALLOUT_IOC_INFO, &info))
+		die("CALLOUT_IOC_INFO");
+	for (i = 0; i < n; i++)
+		ops[i] = (struct callout_op){
+			.op = CALLOUT_OP_SET, .timeout = info.tick_ns,
+			.period_ns = info.tick_ns, .cookie = i,
+		};
+	for (i = 0; i < n; i += CALLOUT_SUBMIT_MAX)
+		submit(fd, ops + i, n - i < CALLOUT_SUBMIT_MAX ?
+				    n - i : CALLOUT_SUBMIT_MAX);
+	usleep(100000);
+	e0 = read_stat("expired");
+	s0 = softirq_s();
+	getrusage(RUSAGE_SELF, &r0);
+	t0 = now_ns();
+	sleep(seconds);
+	el = (now_ns() - t0) / 1e9;
+	getrusage(RUSAGE_SELF, &r1);
+	s1 = softirq_s();
+	e1 = read_stat("expired");
+	printf("test=unread iface=callout_unread n=%llu seconds=%llu softirq_share=%.4f funcs=%lld owner_cpu_ms=%.1f\n",
+	       n, seconds, s0 < 0 || s1 < 0 ? -1.0 :
+	       (s1 - s0) / el / sysconf(_SC_NPROCESSORS_ONLN),
+	       e0 < 0 || e1 < 0 ? -1 : e1 - e0,
+	       (cpu_s(&r1) - cpu_s(&r0)) * 1e3);
+	close(fd);
+	free(ops);
 }
 
 /*
@@ -1661,7 +1756,7 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"Usage: callout-bench floor|set|reset|submit|timeout|timerfd|posix|iouring|\n"
-		"                     late|idle|stall\n"
+		"                     late|idle|unread|stall\n"
 		"       [-n N] [-r REPS] [-b BATCH] [-t BUDGET_MS] [-s SECONDS] [-m MIN_MS]\n"
 		"       [-M MAX_MS]\n"
 		"One line of key=value results; the top of the source says what each is.\n");
@@ -1677,6 +1772,7 @@ int main(int argc, char **argv)
 		{ "floor", run_floor }, { "timeout", run_timeout },
 		{ "timerfd", run_timerfd }, { "posix", run_posix },
 		{ "late", run_late }, { "idle", run_idle },
+		{ "unread", run_unread },
 		{ "defer", run_defer },
 		{ "stall", run_stall }, { "submit", run_submit },
 		{ "iouring", run_iouring },

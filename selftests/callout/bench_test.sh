@@ -15,7 +15,7 @@ dir=$(dirname "$0")
 n=0 fail=0
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..19"
 
 ok() {	# ok DESC CONDITION-STATUS
 	n=$((n + 1))
@@ -123,4 +123,9 @@ l=$("$dir"/callout-bench late -n 20 -m 1 -M 20 -b 8)
 has "$l" test=late iface=callout_submit_late n=20 batch=8 submit_early=0 \
 	submit_user_early=0 submit_p99_ns=~
 ok "callout-bench late through SUBMIT, none early: $l" $?
+l=$("$dir"/callout-bench unread -n 64 -s 1)
+has "$l" test=unread iface=callout_unread n=64 seconds=1 softirq_share=~ \
+	funcs=~ owner_cpu_ms=~ &&
+	[ "$(echo " $l " | sed -n 's/.* funcs=\([0-9]*\) .*/\1/p')" -le 64 ]
+ok "callout-bench unread, at most one func each: $l" $?
 exit $fail
