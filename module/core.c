@@ -1173,9 +1173,9 @@ void callout_defer_register(const struct callout_defer_ops *ops)
  * Return: true if @c is queued again.
  */
 static bool __requeue_deferred(struct callout_base *base, struct callout *c,
-			       u64 now)
+			       u64 now, u64 now_ns)
 {
-	u64 tick = callout_defer->due_tick(c, now);
+	u64 tick = callout_defer->due_tick(c, now, now_ns);
 
 	lockdep_assert_held(&base->lock);
 	if (!tick || tick <= max(now, base->wheel.target) ||
@@ -1237,7 +1237,7 @@ static enum hrtimer_restart callout_tick(struct hrtimer *timer)
 		list_del_init(&c->entry.list);
 		c->entry.flags &= ~CALLOUT_EXPIRING;
 		if ((c->entry.flags & CALLOUT_DEFER) &&
-		    __requeue_deferred(base, c, now)) {
+		    __requeue_deferred(base, c, now, clock)) {
 			/*
 			 * No func to unlock around: interrupts in between
 			 * every CALLOUT_COLLECT_BUDGET, as for a collection.

@@ -149,12 +149,14 @@ void callout_core_exit(void);
  * CALLOUT_DEFER callout before it runs its func
  * @due_tick:	the later tick, after @now, that @c's owner has moved it to,
  *		or 0 to run its func now. Called for every expiry of @c, with
- *		its base locked and interrupts off: no lock, no sleep, O(1)
+ *		its base locked and interrupts off: no lock, no sleep, O(1).
+ *		@now_ns is the tick's latest clock read, made before this call:
+ *		when @c fires, for its lateness and its tracepoint
  * @requeued:	@c is queued again at @tick, as @due_tick asked, its func not
  *		run; as @due_tick
  */
 struct callout_defer_ops {
-	u64 (*due_tick)(struct callout *c, u64 now);
+	u64 (*due_tick)(struct callout *c, u64 now, u64 now_ns);
 	void (*requeued)(struct callout *c, u64 tick);
 };
 

@@ -178,6 +178,7 @@ struct uc_arming {
  * @busy:	cancels and RESETs waiting on it outside the lock (locked)
  * @due_seen:	its due-time entry as the tick read it at this expiry
  *		(uc_due_tick()), 0 if not its own or not read; for uc_fire()
+ * @fire_ns:	the tick's clock read before that: when this expiry fired
  * @due_seqc:	around a RESET's writes of the due-time entry and arming: an
  *		expiry that meets one does not act on the entry
  * @state:	UC_* bits
@@ -204,6 +205,7 @@ struct ucallout {
 	bool linked;
 	u16 busy;
 	u64 due_seen;
+	u64 fire_ns;
 	seqcount_t due_seqc;
 	atomic_t state;
 	struct uc_node q;

@@ -368,7 +368,7 @@ static void uc_fire(void *arg)
 	struct uc_arming *a = arg;
 	struct ucallout *uc = a->uc;
 	struct uc_file *f = uc->file;
-	u64 now = callout_now_ns(), due = a->expires_ns, missed = 0;
+	u64 now = uc->fire_ns, due = a->expires_ns, missed = 0;
 	u64 v = uc->due_seen;
 	u32 flags = 0, end = UC_ENDED;
 
@@ -436,7 +436,7 @@ void __uc_rearm(struct uc_file *f, struct ucallout *uc, struct uc_snap *s,
 		u64 now)
 {
 	struct uc_arming *a = &uc->arm[uc->cur];
-	u64 was = a->expires_ns;
+	u64 was = a->expires_ns, v;
 	s64 missed;
 
 	lockdep_assert_held(&f->lock);
@@ -445,6 +445,21 @@ void __uc_rearm(struct uc_file *f, struct ucallout *uc, struct uc_snap *s,
 	atomic_andnot(UC_REARM, &uc->state);
 	if (s->seq != uc->cur_seq)
 		return;
+	/*
+	 * A cancel mark stored while it waited ends it as at an expiry: no
+	 * event of the arming is read, this one included.
+	 */
+	if (READ_ONCE(f->mapped) && uc_entry_mine(uc, &v) &&
+	    (v & CALLOUT_DUE_CANCEL)) {
+		s->seq = 0;
+		preempt_disable();
+		write_seqcount_begin(&uc->ev_seqc);
+		uc->ev_seq = 0;
+		write_seqcount_end(&uc->ev_seqc);
+		preempt_enable();
+		atomic_or(UC_ENDED, &uc->state);
+		return;
+	}
 	/* Before the arming: its func reads it. */
 	a->expires_ns = s->expires_ns;
 	missed = callout_forward(&uc->c, now, a->period_ns, &a->expires_ns);

@@ -72,12 +72,14 @@ static u64 uc_later(u64 v, u64 at)
  * running its func, as uc_deferred() would have it do. The one read of the
  * entry an expiry makes, and none while the file has not mapped its table:
  * what it read is kept in uc->due_seen for uc_fire(), which acts on the
- * rest (a cancel mark, and what the core leaves to it).
+ * rest (a cancel mark, and what the core leaves to it), and @now_ns, a
+ * clock read made before it, in uc->fire_ns, the time uc_fire() reports:
+ * a store that this read missed came after the callout fired.
  * Context: the tick, @c's base locked, interrupts off; @c's func not
  * started, and no other func of @c runs (core.c).
  * Return: a tick after @now within max_timeout_ns of it, or 0.
  */
-static u64 uc_due_tick(struct callout *c, u64 now)
+static u64 uc_due_tick(struct callout *c, u64 now, u64 now_ns)
 {
 	struct ucallout *uc = container_of(c, struct ucallout, c);
 	const struct uc_arming *a = c->arg;
@@ -86,6 +88,7 @@ static u64 uc_due_tick(struct callout *c, u64 now)
 	if (READ_ONCE(uc->file->mapped) && !uc_entry_mine(uc, &v))
 		v = 0;
 	uc->due_seen = v;
+	uc->fire_ns = now_ns;
 	if (!v || (v & CALLOUT_DUE_CANCEL))
 		return 0;
 	at = callout_ns_to_tick_up(a->expires_ns);

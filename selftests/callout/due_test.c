@@ -370,6 +370,30 @@ TEST_F(due, cancel_mark_ends_a_periodic)
 	EXPECT_EQ(-ENOENT, unset_callout(self->fd, h));
 }
 
+/*
+ * A periodic callout that fired and waits for its reader (unarmed) ends
+ * at the read if its cancel mark was stored meanwhile: no event of it,
+ * the one waiting included, and it is not pending any more.
+ */
+TEST_F(due, cancel_mark_ends_a_periodic_waiting_unread)
+{
+	struct pollfd p = { .fd = self->fd, .events = POLLIN };
+	struct callout_event ev[8];
+	__u64 h = 0;
+
+	if (setup_skipped(_metadata))
+		return;
+	ASSERT_EQ(0, set_callout(self->fd, 10 * MS, 10 * MS, 3, &h));
+	/* Fired: its event waits, and so does it. */
+	ASSERT_EQ(1, poll(&p, 1, 5000));
+	store(entry(self, h), CALLOUT_DUE(h, 0) | CALLOUT_DUE_CANCEL);
+	usleep(50000);
+	EXPECT_EQ(0, callout_read_events(self->fd, ev, 8, 0));
+	EXPECT_EQ(0, load(entry(self, h)));
+	EXPECT_EQ(-ENOENT, unset_callout(self->fd, h));
+	EXPECT_EQ(0, callout_read_events(self->fd, ev, 8, 100));
+}
+
 TEST_F(due, periodic_deferred_keeps_its_period_from_there)
 {
 	struct callout_event ev[2];
