@@ -642,42 +642,6 @@ int callout_requeue(struct callout *c, u64 now_ns, u64 expires_ns)
 	return ret < 0 ? ret : 0;
 }
 
-/*
- * callout_forward() - re-arm a periodic callout on its grid, as
- * hrtimer_forward() forwards an hrtimer
- * @c:		the callout: its func runs now, or it is not pending and its
- *		caller keeps anyone else from arming it meanwhile
- * @now_ns:	callout_now_ns() read by the caller
- * @period_ns:	the period, at least one tick
- * @expires_ns:	in: the due time of the expiry that runs; out: the due time
- *		of the next one, the first of @expires_ns + k * @period_ns
- *		after @now_ns (no drift: due times stay on the grid)
- *
- * Re-arms @c with its func and arg at the new @expires_ns, unless it is
- * pending again already (set by someone else since its expiry began): that
- * arming stands. Expiries of the grid that passed while this one was late
- * are not run: they are counted in the result, as hrtimer_forward() counts
- * overruns.
- *
- * Context: @c's func, or process context (the caller's lock may be held).
- * Return: the due times skipped between the one that runs and the next
- * (0 when on time); -EALREADY if @c was pending again (not re-armed);
- * the scheme's -ERANGE/-ENOSPC if it cannot be re-armed (then it is not
- * pending, and *@expires_ns names the expiry that did not happen).
- */
-s64 callout_forward(struct callout *c, u64 now_ns, u64 period_ns,
-		    u64 *expires_ns)
-{
-	u64 missed = 0;
-	int ret;
-
-	if (now_ns >= *expires_ns + period_ns)
-		missed = div64_u64(now_ns - *expires_ns, period_ns);
-	*expires_ns += (missed + 1) * period_ns;
-	ret = callout_requeue(c, now_ns, *expires_ns);
-	return ret < 0 ? ret : missed;
-}
-
 /**
  * callout_set_ns() - arm a callout at an absolute time
  * @c:		an initialised callout, pending or not

@@ -227,8 +227,6 @@ int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		     callout_func_t func, void *arg);
 int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		       callout_func_t func, void *arg);
-s64 callout_forward(struct callout *c, u64 now_ns, u64 period_ns,
-		    u64 *expires_ns);
 int callout_requeue(struct callout *c, u64 now_ns, u64 expires_ns);
 int callout_try_unset_sync(struct callout *c);
 

@@ -151,7 +151,8 @@ struct uc_file {
  * struct uc_arming - the parameters of one arming, the func's argument
  * @uc:		whose
  * @seq:	its sequence number, never 0
- * @expires_ns:	due time of its next expiry; the func forwards it
+ * @expires_ns:	due time of its next expiry; a deferral moves it on, the
+ *		reader forwards a periodic one
  * @period_ns:	0 one-shot, else the period
  *
  * Written under the file lock while no func uses it (see the essay), read
@@ -314,6 +315,7 @@ void uc_table_free(struct uc_file *f);
 
 /* dev_due.c: the due-time table */
 extern const struct callout_defer_ops uc_defer_ops;
+u64 uc_due_later(u64 v, u64 expires_ns, u64 now);
 bool uc_deferred(struct ucallout *uc, struct uc_arming *a, u64 now, u64 v);
 int ucdev_mmap(struct file *file, struct vm_area_struct *vma);
 

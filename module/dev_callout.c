@@ -22,13 +22,13 @@
  * lock of the file. A periodic callout is not re-armed by its expiry: it
  * is left unarmed (UC_REARM) until its reader takes the event, which
  * forwards it on its period's grid from the time of the read
- * (__uc_rearm(), callout_forward() as hrtimer_forward(), as timerfd's
- * read() does), so one whose events nobody reads runs its func once, not
- * once a period. The due times that passed late or unread are added to
- * the count; one that cannot be re-armed any more ends with its last
- * event, CALLOUT_EV_LAST. A RESET arms one left unarmed anew, and an
- * UNSET cancels it (its event goes stale). An llist rather than per-CPU queues:
- * one atomic exchange takes every CPU's events at once, and a file's
+ * (__uc_rearm(), as timerfd's read() forwards its hrtimer), so one whose
+ * events nobody reads runs its func once, not once a period. The due
+ * times that passed late or unread are added to the count; one that
+ * cannot be re-armed any more ends with its last event, CALLOUT_EV_LAST.
+ * A RESET arms one left unarmed anew, and an UNSET cancels it (its event
+ * goes stale). An llist rather than per-CPU queues: one atomic exchange
+ * takes every CPU's events at once, and a file's
  * callouts are few enough per tick that the one cache line is no
  * bottleneck; the reader would otherwise merge per-CPU queues.
  *
@@ -347,9 +347,10 @@ void __uc_done(struct uc_file *f, struct ucallout *uc)
 
 /*
  * Queue @uc's expiry on its file's event list, unless it is queued already,
- * with @end (UC_ENDED or 0), and wake a reader if the list was empty. In the
- * tick. Once queued, a reader may free @uc, and a close() free @f after a
- * grace period: @f is used inside one, @uc not at all.
+ * with @end (UC_ENDED, or UC_REARM for a periodic one), and wake a reader
+ * if the list was empty. In the tick. Once queued, a reader may free @uc,
+ * and a close() free @f after a grace period: @f is used inside one, @uc
+ * not at all.
  */
 static void uc_publish(struct ucallout *uc, struct uc_file *f, u32 end)
 {
@@ -422,69 +423,84 @@ static void uc_fire(void *arg)
 	uc_publish(uc, f, end);
 }
 
-/*
- * Re-arm @uc, a periodic callout whose expiry the tick left to its reader
- * (UC_REARM), as the reader takes its event @s from the clock read @now:
- * on its period's grid, at the first due time after @now. The due times
- * that passed unread are expiries of it, as if it had fired at each: they
- * go into @s and into its event fields (which no func writes now: it is
- * not pending, and only a RESET, under this lock, could arm it). One the
- * scheme refuses ends with this event, CALLOUT_EV_LAST. Nothing for a
- * callout cancelled or RESET since it fired. The file lock is held.
- */
-void __uc_rearm(struct uc_file *f, struct ucallout *uc, struct uc_snap *s,
-		u64 now)
+/* Write @s into @uc's event fields: the one writer, none of its funcs runs */
+static void uc_event_write(struct ucallout *uc, const struct uc_snap *s)
 {
-	struct uc_arming *a = &uc->arm[uc->cur];
-	u64 was = a->expires_ns, v;
-	s64 missed;
-
-	lockdep_assert_held(&f->lock);
-	if (!(atomic_read(&uc->state) & UC_REARM))
-		return;
-	atomic_andnot(UC_REARM, &uc->state);
-	if (s->seq != uc->cur_seq)
-		return;
-	/*
-	 * A cancel mark stored while it waited ends it as at an expiry: no
-	 * event of the arming is read, this one included.
-	 */
-	if (READ_ONCE(f->mapped) && uc_entry_mine(uc, &v) &&
-	    (v & CALLOUT_DUE_CANCEL)) {
-		s->seq = 0;
-		preempt_disable();
-		write_seqcount_begin(&uc->ev_seqc);
-		uc->ev_seq = 0;
-		write_seqcount_end(&uc->ev_seqc);
-		preempt_enable();
-		atomic_or(UC_ENDED, &uc->state);
-		return;
-	}
-	/* Before the arming: its func reads it. */
-	a->expires_ns = s->expires_ns;
-	missed = callout_forward(&uc->c, now, a->period_ns, &a->expires_ns);
-	if (missed >= 0) {
-		/* The next due tick, unless the user stored since. */
-		cmpxchg64(uc->slot->due, uc_due_entry(uc, was),
-			  uc_due_entry(uc, a->expires_ns));
-	} else {
-		s->flags |= CALLOUT_EV_LAST;
-		atomic_or(UC_ENDED, &uc->state);
-		missed = 0;
-	}
-	if (missed) {
-		s->count += missed;
-		s->expires_ns += missed * a->period_ns;
-		s->fired_ns = now;
-	}
 	preempt_disable();
 	write_seqcount_begin(&uc->ev_seqc);
+	uc->ev_seq = s->seq;
 	uc->ev_count = s->count;
 	uc->ev_expires_ns = s->expires_ns;
 	uc->ev_fired_ns = s->fired_ns;
 	uc->ev_flags = s->flags;
 	write_seqcount_end(&uc->ev_seqc);
 	preempt_enable();
+}
+
+/*
+ * Re-arm @uc, a periodic callout whose expiry the tick left to its reader
+ * (UC_REARM), as the reader takes an event of it, @s, at the clock read
+ * @now. While UC_REARM is set nothing writes its event fields (it is not
+ * pending, and only this lock's holders arm it), so @s is taken from them
+ * afresh (the reader's copy may be of an arming RESET has replaced since).
+ * It goes on at the first due time of its period's grid after @now, or at
+ * a later tick the user stored meanwhile (the deferral policy,
+ * uc_due_later()); the due times that passed unread are expiries of it,
+ * as if it had fired at each, in @s and its event fields before it is
+ * armed (its next func writes them). A cancel mark stored meanwhile ends
+ * it as at an expiry, no event of the arming read; one the scheme refuses
+ * ends with this event, CALLOUT_EV_LAST. The file lock is held.
+ */
+void __uc_rearm(struct uc_file *f, struct ucallout *uc, struct uc_snap *s,
+		u64 now)
+{
+	struct uc_arming *a = &uc->arm[uc->cur];
+	u64 was = a->expires_ns, next, tick, missed = 0, v = 0;
+	bool mine;
+
+	lockdep_assert_held(&f->lock);
+	if (!(atomic_read(&uc->state) & UC_REARM))
+		return;
+	atomic_andnot(UC_REARM, &uc->state);
+	/* Of an arming cancelled since (UNSET): nothing to go on with. */
+	if (uc->ev_seq != uc->cur_seq)
+		return;
+	*s = (struct uc_snap) {
+		.seq = uc->ev_seq,
+		.count = uc->ev_count,
+		.expires_ns = uc->ev_expires_ns,
+		.fired_ns = uc->ev_fired_ns,
+		.flags = uc->ev_flags,
+	};
+	mine = READ_ONCE(f->mapped) && uc_entry_mine(uc, &v);
+	if (mine && (v & CALLOUT_DUE_CANCEL)) {
+		s->seq = 0;
+		uc_event_write(uc, s);
+		atomic_or(UC_ENDED, &uc->state);
+		return;
+	}
+	next = s->expires_ns + a->period_ns;
+	if (now >= next) {
+		missed = div64_u64(now - s->expires_ns, a->period_ns);
+		next = s->expires_ns + (missed + 1) * a->period_ns;
+		s->count += missed;
+		s->expires_ns += missed * a->period_ns;
+		s->fired_ns = now;
+	}
+	tick = mine ? uc_due_later(v, next, div64_u64(now, callout_tick_ns_param)) : 0;
+	if (tick)
+		next = tick * callout_tick_ns_param;
+	uc_event_write(uc, s);
+	/* Before the arming, which its expiry reads; unless the user stored since. */
+	a->expires_ns = next;
+	cmpxchg64(uc->slot->due, mine ? v : uc_due_entry(uc, was),
+		  uc_due_entry(uc, next));
+	if (callout_requeue(&uc->c, now, next)) {
+		/* Not pending: still no writer of the event fields. */
+		s->flags |= CALLOUT_EV_LAST;
+		uc_event_write(uc, s);
+		atomic_or(UC_ENDED, &uc->state);
+	}
 }
 
 /*
@@ -659,12 +675,17 @@ static int __uc_reset(struct uc_file *f, struct ucallout *uc, u64 now,
 		WRITE_ONCE(*entry, new);
 		ret = callout_batch_reset_from(b, &uc->c, now, a->expires_ns,
 					       uc_fire, a);
-		/* A periodic one left to its reader is not pending: arm anew. */
+		/*
+		 * A periodic one left to its reader is not pending, nor does
+		 * its func run: arm it anew, UC_REARM cleared first (its new
+		 * expiry may set it again at once).
+		 */
 		if (ret == -ENOENT && (atomic_read(&uc->state) & UC_REARM)) {
+			atomic_andnot(UC_REARM, &uc->state);
 			ret = callout_batch_set_from(b, &uc->c, now,
 						     a->expires_ns, uc_fire, a);
-			if (ret >= 0)
-				atomic_andnot(UC_REARM, &uc->state);
+			if (ret < 0)
+				atomic_or(UC_REARM, &uc->state);
 		}
 		if (ret < 0)
 			cmpxchg64(entry, new, old);

@@ -79,24 +79,40 @@ static u64 uc_later(u64 v, u64 at)
  * started, and no other func of @c runs (core.c).
  * Return: a tick after @now within max_timeout_ns of it, or 0.
  */
-static u64 uc_due_tick(struct callout *c, u64 now, u64 now_ns)
+/**
+ * uc_due_later() - the deferral policy: where entry @v puts an expiry back
+ * @v:		a due-time entry of the callout's own (uc_entry_mine())
+ * @expires_ns:	the due time of the expiry it may put back
+ * @now:	the current tick
+ *
+ * Return: the later tick @v stores, if it is after @now and within
+ * max_timeout_ns of it; else 0 (a cancel mark, an earlier or the same
+ * tick, one too far).
+ */
+u64 uc_due_later(u64 v, u64 expires_ns, u64 now)
 {
-	struct ucallout *uc = container_of(c, struct ucallout, c);
-	const struct uc_arming *a = c->arg;
-	u64 v = 0, at, later;
+	u64 at = callout_ns_to_tick_up(expires_ns), later;
 
-	if (READ_ONCE(uc->file->mapped) && !uc_entry_mine(uc, &v))
-		v = 0;
-	uc->due_seen = v;
-	uc->fire_ns = now_ns;
-	if (!v || (v & CALLOUT_DUE_CANCEL))
+	if (v & CALLOUT_DUE_CANCEL)
 		return 0;
-	at = callout_ns_to_tick_up(a->expires_ns);
 	later = uc_later(v, at);
 	if (!later || at + later <= now ||
 	    (at + later - now) * callout_tick_ns_param > callout_max_timeout_ns())
 		return 0;
 	return at + later;
+}
+
+static u64 uc_due_tick(struct callout *c, u64 now, u64 now_ns)
+{
+	struct ucallout *uc = container_of(c, struct ucallout, c);
+	const struct uc_arming *a = c->arg;
+	u64 v = 0;
+
+	if (READ_ONCE(uc->file->mapped) && !uc_entry_mine(uc, &v))
+		v = 0;
+	uc->due_seen = v;
+	uc->fire_ns = now_ns;
+	return v ? uc_due_later(v, a->expires_ns, now) : 0;
 }
 
 /*
@@ -124,7 +140,7 @@ const struct callout_defer_ops uc_defer_ops = {
  * due time; one not later, beyond what a SET may ask now, or that the
  * scheme refuses leaves the expiry to be published as it is.
  * Return: true if @uc was re-filed (or armed anew since its expiry began:
- * that arming stands, as in callout_forward()).
+ * that arming stands).
  */
 bool uc_deferred(struct ucallout *uc, struct uc_arming *a, u64 now,
 		 u64 v)
