@@ -539,11 +539,11 @@ static __always_inline int __arm(struct callout_base **basep,
 	c->func = func;
 	c->arg = arg;
 	ret = __enqueue(base, c, tick, now);
-	if (ret && was) {
-		/* Refused: the old arming goes back as it was (see above). */
+	if (ret) {
+		/* Refused: @c stays as it was, its old arming back (see above). */
 		c->func = old_func;
 		c->arg = old_arg;
-		if (!WARN_ON_ONCE(__enqueue(base, c, old_tick, now)))
+		if (was && !WARN_ON_ONCE(__enqueue(base, c, old_tick, now)))
 			base->stats.set--;	/* not a new arming */
 	}
 	if (held)

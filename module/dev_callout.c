@@ -394,6 +394,14 @@ static void uc_fire(void *arg)
 	}
 
 	/*
+	 * The tick's clock read may precede the tick boundary it collected
+	 * @uc at, when another CPU's set moved the wheel on in between:
+	 * never report an expiry before its due time.
+	 */
+	if (now < due)
+		now = due;
+
+	/*
 	 * A periodic callout is not re-armed here but by its reader
 	 * (__uc_rearm()), so one whose event nobody reads does no work a
 	 * period. The due times that passed while this expiry was late are
@@ -457,6 +465,7 @@ void __uc_rearm(struct uc_file *f, struct ucallout *uc, struct uc_snap *s,
 	struct uc_arming *a = &uc->arm[uc->cur];
 	u64 was = a->expires_ns, next, tick, missed = 0, v = 0;
 	bool mine;
+	int ret;
 
 	lockdep_assert_held(&f->lock);
 	if (!(atomic_read(&uc->state) & UC_REARM))
@@ -495,7 +504,9 @@ void __uc_rearm(struct uc_file *f, struct ucallout *uc, struct uc_snap *s,
 	a->expires_ns = next;
 	cmpxchg64(uc->slot->due, mine ? v : uc_due_entry(uc, was),
 		  uc_due_entry(uc, next));
-	if (callout_requeue(&uc->c, now, next)) {
+	ret = callout_requeue(&uc->c, now, next);
+	/* Nothing else arms it while UC_REARM is set: -EALREADY is a bug. */
+	if (ret && !WARN_ON_ONCE(ret == -EALREADY)) {
 		/* Not pending: still no writer of the event fields. */
 		s->flags |= CALLOUT_EV_LAST;
 		uc_event_write(uc, s);

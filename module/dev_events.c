@@ -328,6 +328,9 @@ static bool uc_prune(struct uc_file *f)
 		uc = q_uc(q);
 		uc_take(uc, &snap);
 		spin_lock_bh(&f->lock);
+		/* A periodic one waiting for this reader goes on, as read() has it. */
+		if (atomic_read(&uc->state) & UC_REARM)
+			__uc_rearm(f, uc, &snap, callout_now_ns());
 		fresh = __uc_fresh(uc, &snap);
 		if (!fresh)
 			__uc_commit(f, uc);
