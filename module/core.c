@@ -91,7 +91,7 @@
  *   func, since a waiter on expiry_lock may wait out the rest of a run.
  *   Lockdep checks this on every call, not only when it waits
  *   (callout_func_map). A file lock holder cancels with
- *   callout_try_unset_sync() and re-arms with callout_reset_from(), which
+ *   callout_try_unset_sync() and re-arms with callout_rearm_from(), which
  *   never wait; it waits (callout_unset_sync(), callout_wait_idle()) with
  *   the file lock dropped.
  * - A helper whose name starts with __ is called with the lock it works
@@ -460,7 +460,8 @@ static __always_inline int __hold_room(struct callout_base *base, u64 tick,
  * is 0 or ARM_* refusals. @c's base *@basep is locked, interrupts off;
  * the arming may move @c to this CPU's base, and *@basep is then that
  * base, locked instead. A re-arm that the scheme refuses leaves the
- * old arming as it was: its tick, func and arg.
+ * old arming as it was: its tick, func and arg. An accepted one calls
+ * @cm's commit, if there is one, before the lock is let go.
  * Return: as callout_set_ns(), or -EALREADY/-EBUSY/-ENOENT as @how asks;
  * or -EAGAIN, @c untouched, if it must move off a CPU that is down and
  * this CPU's lock is busy: see callout_arm().
@@ -468,7 +469,8 @@ static __always_inline int __hold_room(struct callout_base *base, u64 tick,
 static __always_inline int __arm(struct callout_base **basep,
 				 struct callout *c, u64 tick, u64 now,
 				 callout_func_t func, void *arg,
-				 unsigned int how)
+				 unsigned int how,
+				 const struct callout_commit *cm)
 {
 	struct callout_base *base = *basep, *new;
 	callout_func_t old_func;
@@ -545,6 +547,9 @@ static __always_inline int __arm(struct callout_base **basep,
 		c->arg = old_arg;
 		if (was && !WARN_ON_ONCE(__enqueue(base, c, old_tick, now)))
 			base->stats.set--;	/* not a new arming */
+	} else if (cm) {
+		/* No expiry of the new arming can run before this. */
+		cm->commit(c, cm);
 	}
 	if (held)
 		tw_remove(&base->wheel, &probe);
@@ -556,7 +561,7 @@ static __always_inline int __arm(struct callout_base **basep,
 }
 
 int callout_arm(struct callout *c, u64 tick, u64 now, callout_func_t func,
-		void *arg, unsigned int how)
+		void *arg, unsigned int how, const struct callout_commit *cm)
 {
 	struct callout_base *base, *new;
 	unsigned long flags;
@@ -566,7 +571,7 @@ int callout_arm(struct callout *c, u64 tick, u64 now, callout_func_t func,
 		return -EINVAL;
 	for (;;) {
 		base = lock_base(c, &flags);
-		ret = __arm(&base, c, tick, now, func, arg, how);
+		ret = __arm(&base, c, tick, now, func, arg, how, cm);
 		if (ret != -EAGAIN)
 			break;
 		/* Wait for this CPU's lock without @c's: see __arm(). */
@@ -593,29 +598,32 @@ int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 {
 	return callout_arm(c, callout_ns_to_tick_up(expires_ns),
 			   div64_u64(now_ns, callout_tick_ns_param), func, arg,
-			   0);
+			   0, NULL);
 }
 
 /*
- * callout_reset_from() - callout_set_from() of a pending @c, refused while
- * its func runs
+ * callout_rearm_from() - arm @c again, with its own func and arg, at
+ * @expires_ns, computed from @now_ns
+ * @how:	ARM_IF_* refusals
+ * @cm:		NULL, or what to write once the new arming is sure
  *
- * For a caller that hands each arming its own @arg and must know that no
- * func of the arming it replaces runs after this returns: one that did
- * start has returned, and none starts later. On -EBUSY, wait with
- * callout_wait_idle() and try again. A @c that is not pending is left
- * alone: its arming has ended (its last func ran), and whether to arm it
- * anew is the caller's to decide.
- * Return: 1 (@c was pending and is re-armed), -EBUSY (@c untouched) while
- * its func runs, -ENOENT (@c untouched) if it is not pending, or the
- * scheme's -ERANGE/-ENOSPC (then @c stays armed as it was).
+ * For a caller that keeps an arming's parameters beside @c, where its func
+ * reads them: @cm->commit() writes the new ones with @c's base lock held,
+ * once nothing can refuse the arming any more and before any expiry of it
+ * can run, so an expiry reads either the old arming's parameters or the
+ * new one's. With ARM_IF_NOT_RUNNING no func of the arming it replaces
+ * runs after this returns 1: one that did start has returned, and none
+ * starts later; on -EBUSY wait with callout_wait_idle() and try again.
+ * Return: 1 (@c was pending and is re-armed), 0 (armed, it was not), -EBUSY
+ * or -ENOENT or -EALREADY as @how asks (@c untouched), or the scheme's
+ * -ERANGE/-ENOSPC (then @c stays as it was).
  */
-int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
-		       callout_func_t func, void *arg)
+int callout_rearm_from(struct callout *c, u64 now_ns, u64 expires_ns,
+		       unsigned int how, const struct callout_commit *cm)
 {
 	return callout_arm(c, callout_ns_to_tick_up(expires_ns),
-			   div64_u64(now_ns, callout_tick_ns_param), func, arg,
-			   ARM_IF_NOT_RUNNING | ARM_IF_PENDING);
+			   div64_u64(now_ns, callout_tick_ns_param), NULL, NULL,
+			   how | ARM_KEEP_FUNC, cm);
 }
 
 /*
@@ -636,9 +644,7 @@ int callout_requeue(struct callout *c, u64 now_ns, u64 expires_ns)
 {
 	int ret;
 
-	ret = callout_arm(c, callout_ns_to_tick_up(expires_ns),
-			  div64_u64(now_ns, callout_tick_ns_param), NULL, NULL,
-			  ARM_IF_IDLE | ARM_KEEP_FUNC);
+	ret = callout_rearm_from(c, now_ns, expires_ns, ARM_IF_IDLE, NULL);
 	return ret < 0 ? ret : 0;
 }
 
@@ -851,7 +857,7 @@ EXPORT_SYMBOL_NS_GPL(callout_unset_sync, CALLOUT_NS);
 
 /*
  * callout_wait_idle() - wait until @c's func does not run, leaving @c armed
- * or not as it is: for a callout_reset_from() that found it running.
+ * or not as it is: for a callout_rearm_from() that found it running.
  * Another expiry of @c may start as soon as this returns.
  *
  * Context: as callout_unset_sync().
@@ -966,24 +972,18 @@ int __callout_batch_set_from(struct callout_batch *b, struct callout *c,
 	if (!base)
 		return callout_set_from(c, now_ns, expires_ns, func, arg);
 	return __arm(&b->base, c, callout_ns_to_tick_up(expires_ns),
-		     batch_now(b, now_ns), func, arg, 0);
+		     batch_now(b, now_ns), func, arg, 0, NULL);
 }
 
-/* callout_reset_from() in batch @b: callout_batch_reset_from() */
-int __callout_batch_reset_from(struct callout_batch *b, struct callout *c,
-			       u64 now_ns, u64 expires_ns,
-			       callout_func_t func, void *arg)
+/* callout_rearm_from() in batch @b: callout_batch_rearm_from() */
+int __callout_batch_rearm_from(struct callout_batch *b, struct callout *c,
+			       u64 now_ns, u64 expires_ns, unsigned int how,
+			       const struct callout_commit *cm)
 {
-	struct callout_base *base;
-
-	if (WARN_ON_ONCE(!func))
-		return -EINVAL;
-	base = batch_base(b, c);
-	if (!base)
-		return callout_reset_from(c, now_ns, expires_ns, func, arg);
+	if (!batch_base(b, c))
+		return callout_rearm_from(c, now_ns, expires_ns, how, cm);
 	return __arm(&b->base, c, callout_ns_to_tick_up(expires_ns),
-		     batch_now(b, now_ns), func, arg,
-		     ARM_IF_NOT_RUNNING | ARM_IF_PENDING);
+		     batch_now(b, now_ns), NULL, NULL, how | ARM_KEEP_FUNC, cm);
 }
 
 /* callout_try_unset_sync() in batch @b: callout_batch_try_unset() */
@@ -1131,18 +1131,20 @@ void callout_defer_register(const struct callout_defer_ops *ops)
  * /dev/callout file's, whose user may have stored a later tick in its
  * due-time table): queue it again at the tick the owner says, here, where
  * the wheel collected it, with the base lock held, instead of running its
- * func only for it to re-arm itself. A tick the wheel's pass has reached
- * already, or one the scheme refuses, is left to the func (which queues it
- * again, or fires it).
+ * func only for it to re-arm itself. The owner is told the later of the
+ * tick and the wheel's pass as its now, so a tick it returns is after both;
+ * one the scheme refuses is not queued again, and the func runs.
  * Return: true if @c is queued again.
  */
 static bool __requeue_deferred(struct callout_base *base, struct callout *c,
 			       u64 now, u64 now_ns)
 {
-	u64 tick = callout_defer->due_tick(c, now, now_ns);
+	u64 tick;
 
 	lockdep_assert_held(&base->lock);
-	if (!tick || tick <= max(now, base->wheel.target) ||
+	now = max(now, base->wheel.target);
+	tick = callout_defer->due_tick(c, now, now_ns);
+	if (!tick || tick <= now ||
 	    tw_insert(&base->wheel, &c->entry, tick))
 		return false;
 	callout_defer->requeued(c, tick);

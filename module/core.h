@@ -148,10 +148,12 @@ void callout_core_exit(void);
  * struct callout_defer_ops - what the tick asks the owner of a due
  * CALLOUT_DEFER callout before it runs its func
  * @due_tick:	the later tick, after @now, that @c's owner has moved it to,
- *		or 0 to run its func now. Called for every expiry of @c, with
- *		its base locked and interrupts off: no lock, no sleep, O(1).
- *		@now_ns is the tick's latest clock read, made before this call:
- *		when @c fires, for its lateness and its tracepoint
+ *		or 0 to run its func now; @now is the current tick, or the
+ *		tick the wheel's pass has reached if that is later. Called
+ *		for every expiry of @c, with its base locked and interrupts
+ *		off: no lock, no sleep, O(1). @now_ns is the tick's latest
+ *		clock read, made before this call: when @c fires, for its
+ *		lateness and its tracepoint
  * @requeued:	@c is queued again at @tick, as @due_tick asked, its func not
  *		run; as @due_tick
  */
@@ -195,8 +197,18 @@ static inline void __callout_init(struct callout *c)
 /* Arm with @c's own func and arg, read under the base lock (callout_requeue) */
 #define ARM_KEEP_FUNC		0x8u
 
+/**
+ * struct callout_commit - what a re-arming writes once it is sure
+ * @commit:	called with @c's base lock held and interrupts off, once the
+ *		new arming is accepted and before any expiry of it can run:
+ *		O(1), no lock, no sleep. Embed it in what @commit needs.
+ */
+struct callout_commit {
+	void (*commit)(struct callout *c, const struct callout_commit *cm);
+};
+
 int callout_arm(struct callout *c, u64 tick, u64 now, callout_func_t func,
-		void *arg, unsigned int how);
+		void *arg, unsigned int how, const struct callout_commit *cm);
 
 /*
  * callout_set() from @now_ns, callout_now_ns() read by the caller: for one
@@ -217,7 +229,7 @@ static inline int callout_set_ticks_from(struct callout *c, u64 now_ns,
 	 * is tick now + ticks, plus one unless now is on a boundary itself.
 	 */
 	now = div64_u64_rem(now_ns, callout_tick_ns_param, &rem);
-	return callout_arm(c, now + ticks + !!rem, now, func, arg, 0);
+	return callout_arm(c, now + ticks + !!rem, now, func, arg, 0, NULL);
 }
 
 int callout_unset_if(struct callout *c,
@@ -225,8 +237,8 @@ int callout_unset_if(struct callout *c,
 		     const void *want);
 int callout_set_from(struct callout *c, u64 now_ns, u64 expires_ns,
 		     callout_func_t func, void *arg);
-int callout_reset_from(struct callout *c, u64 now_ns, u64 expires_ns,
-		       callout_func_t func, void *arg);
+int callout_rearm_from(struct callout *c, u64 now_ns, u64 expires_ns,
+		       unsigned int how, const struct callout_commit *cm);
 int callout_requeue(struct callout *c, u64 now_ns, u64 expires_ns);
 int callout_try_unset_sync(struct callout *c);
 
@@ -252,9 +264,9 @@ void __callout_batch_end(struct callout_batch *b);
 int __callout_batch_set_from(struct callout_batch *b, struct callout *c,
 			     u64 now_ns, u64 expires_ns, callout_func_t func,
 			     void *arg);
-int __callout_batch_reset_from(struct callout_batch *b, struct callout *c,
-			       u64 now_ns, u64 expires_ns,
-			       callout_func_t func, void *arg);
+int __callout_batch_rearm_from(struct callout_batch *b, struct callout *c,
+			       u64 now_ns, u64 expires_ns, unsigned int how,
+			       const struct callout_commit *cm);
 int __callout_batch_try_unset(struct callout_batch *b, struct callout *c);
 
 /*
@@ -282,14 +294,14 @@ static inline int callout_batch_set_from(struct callout_batch *b,
 		   callout_set_from(c, now_ns, expires_ns, func, arg);
 }
 
-static inline int callout_batch_reset_from(struct callout_batch *b,
+static inline int callout_batch_rearm_from(struct callout_batch *b,
 					   struct callout *c, u64 now_ns,
-					   u64 expires_ns, callout_func_t func,
-					   void *arg)
+					   u64 expires_ns, unsigned int how,
+					   const struct callout_commit *cm)
 {
-	return b ? __callout_batch_reset_from(b, c, now_ns, expires_ns, func,
-					      arg) :
-		   callout_reset_from(c, now_ns, expires_ns, func, arg);
+	return b ? __callout_batch_rearm_from(b, c, now_ns, expires_ns, how,
+					      cm) :
+		   callout_rearm_from(c, now_ns, expires_ns, how, cm);
 }
 
 static inline int callout_batch_try_unset(struct callout_batch *b,

@@ -26,19 +26,19 @@
  * held.
  *
  * Ownership of a ucallout is decided under the file lock, from its state
- * word and two fields: it is freed (or becomes a spare) by whoever leaves
- * it in no table (->linked), with no cancel or RESET waiting on it
- * (->busy), and neither queued (UC_QUEUED) nor held by a reader
- * (UC_READING): __uc_done(). The tick sets UC_QUEUED with an atomic
- * fetch-or and touches nothing of the ucallout after its llist_add(); an
- * arming that ended by itself (a one-shot fired, a periodic that could not
- * re-arm) sets UC_ENDED in the same fetch-or, and the reader takes it out
- * of the table when it has taken the event. The reader's UC_READING is set
- * before UC_QUEUED is cleared, so one of the two always says the reader
- * side holds it. A cancelled callout whose stale event still waits in the
- * queue stays owned by the queue and counts toward max_per_file until the
- * reader or close() reaps it: memory stays bounded by the file's caps
- * (each callout is queued at most once), whatever the reader does.
+ * word: it is freed (or becomes a spare) by whoever leaves it in no table
+ * (UC_LINKED clear), with no cancel or RESET waiting on it (the busy count
+ * in the word's high bits), and not queued (UC_QUEUED): __uc_done(). The
+ * tick sets UC_QUEUED with an atomic fetch-or and touches nothing of the
+ * ucallout after its llist_add(); an arming that ended by itself (a
+ * one-shot fired, a lazy cancel) sets UC_ENDED in the same fetch-or, and
+ * the reader takes it out of the table when it has taken the event. The
+ * reader takes an entry off the queue, clears UC_QUEUED and takes the
+ * count in one file-lock section, so the reader side holds it throughout.
+ * A cancelled callout whose stale event still waits in the queue stays
+ * owned by the queue and counts toward max_per_file until the reader or
+ * close() reaps it: memory stays bounded by the file's caps (each callout
+ * is queued at most once), whatever the reader does.
  *
  * max_per_file and max_total count both kinds (uc_charge()): a timeout
  * from its TIMEOUT until it is cancelled or its event read, as a SET's

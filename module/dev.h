@@ -9,11 +9,11 @@
 
 #include <linux/generic-radix-tree.h>
 #include <linux/llist.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu_counter.h>
 #include <linux/poll.h>
 #include <linux/rcupdate.h>
-#include <linux/seqlock.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
 #include <uapi/linux/callout.h>
@@ -34,26 +34,35 @@ int callout_clock_mmap(struct vm_area_struct *vma);
 int callout_clock_init(void);
 void callout_clock_exit(void);
 
-/* ucallout.state: atomic, changed by the tick, the reader and close() */
+/*
+ * uc_node.state: atomic, changed by the tick, the reader and the ioctls
+ * (those under the file lock). The low bits are flags; the high ones count
+ * the cancels and RESETs waiting on a ucallout outside the file lock.
+ */
 #define UC_QUEUED	BIT(0)	/* on the event queue: file->events or ->taken */
-#define UC_READING	BIT(1)	/* held by the reader, between take and commit */
-#define UC_ENDED	BIT(2)	/* the arming ended by itself; never cleared */
-#define UC_REARM	BIT(3)	/* a periodic one fired: its reader re-arms it */
+#define UC_ENDED	BIT(1)	/* the arming ended by itself; never cleared */
+#define UC_REARM	BIT(2)	/* a periodic one fired: its reader re-arms it */
+#define UC_LINKED	BIT(3)	/* in the handle table (file lock) */
+#define UC_CANCEL	BIT(4)	/* the tick found the cancel mark in its entry */
+#define UC_TIMEOUT	BIT(5)	/* the node of a struct ucallout_to */
+#define UC_BUSY_SHIFT	16
+#define UC_BUSY_ONE	BIT(UC_BUSY_SHIFT)
 
 /*
  * Idle callouts a file keeps for its next SETs (spare ucallouts), and as
  * many for its next TIMEOUTs (its owner's free list): enough that a
  * program cycling through a few dozen callouts at once allocates nothing,
- * and a file that had many and now has few keeps at most 16 KiB of idle
+ * and a file that had many and now has few keeps at most 8 KiB of idle
  * ucallouts and 11 KiB of idle timeouts, charged to its memory cgroup.
  */
 #define UC_SPARES	64
 
 /*
- * Callouts a read() takes at a time: one file-lock section, one copy. The
- * buffer is the file's, so read() allocates nothing.
+ * Records a read() makes in one file-lock section, on its stack (read()
+ * allocates nothing), and the most a file keeps for its next read() when
+ * a copy faults (uc_file.stash).
  */
-#define UC_READ_BATCH	32
+#define UC_READ_BATCH	8
 
 /* A cancel reschedules at least this often while it frees */
 #define UC_RESCHED	256
@@ -61,18 +70,19 @@ void callout_clock_exit(void);
 /**
  * struct uc_slot - an entry of a file's handle table
  * @uc:		the callout armed with this slot's handle, or NULL
- * @next_free:	while free, the next free slot
- * @due:	the slot's entry of the due-time table, in a page of the file's
  * @gen:	the high half of this slot's handle
- * @idx:	the low half: this slot's index
+ * @next_free:	while free, the index of the next free slot, or 0
+ *
+ * Slot i's handle is (@gen << 32 | i); its entry of the due-time table is
+ * found by i too (uc_due_word()).
  */
 struct uc_slot {
 	struct ucallout *uc;
-	struct uc_slot *next_free;
-	u64 *due;
 	u32 gen;
-	u32 idx;
+	u32 next_free;
 };
+
+static_assert(sizeof(struct uc_slot) == 16);
 
 /*
  * The due-time table: a page of entries for every UC_DUE_PER_PAGE slots,
@@ -88,35 +98,15 @@ struct uc_slot {
 /**
  * struct uc_node - an entry of a file's event queue
  * @node:	on file->events or file->taken
- * @timeout:	the entry of a struct ucallout_to (a TIMEOUT's event) rather
- *		than of a struct ucallout
+ * @state:	UC_* above; UC_TIMEOUT alone in the node of a TIMEOUT
+ * @count:	a ucallout's expiries not yet read: 0, or 1 + the due times
+ *		its latest expiry was late by (saturating); unused in a
+ *		TIMEOUT's
  */
 struct uc_node {
 	struct llist_node node;
-	bool timeout;
-};
-
-/* The event fields of a ucallout, as the reader took them */
-struct uc_snap {
-	u64 seq;
-	u64 count;
-	u64 expires_ns;
-	u64 fired_ns;
-	u32 flags;
-};
-
-/* What one batch of read() took, and the records it made of them */
-struct uc_batch {
-	unsigned int nr;		/* callouts taken */
-	unsigned int nr_ev;		/* records in @ev */
-	unsigned int nr_to;		/* of those, TIMEOUT events */
-	struct {
-		struct uc_node *q;
-		bool timeout;		/* q->timeout, read while q is ours */
-		struct uc_snap snap;	/* of a ucallout */
-		u64 rd_seq, rd_count;	/* as before this batch */
-	} item[UC_READ_BATCH];
-	struct callout_event ev[UC_READ_BATCH];
+	atomic_t state;
+	atomic_t count;
 };
 
 /*
@@ -129,7 +119,7 @@ struct uc_file {
 	GENRADIX(struct uc_slot)
 		slots;
 	u32 nr_slots;			/* slots 1 .. nr_slots - 1 exist, locked */
-	struct uc_slot *free_slot;	/* first free slot, locked */
+	u32 free_slot;			/* first free slot, or 0, locked */
 	struct xarray due_pages;	/* the due-time table's pages */
 	atomic_long_t nr_uc;		/* callouts charged, see uc_charge() */
 	struct llist_node *spares;	/* unused ucallouts by ->q, locked */
@@ -142,83 +132,46 @@ struct uc_file {
 	struct mutex read_lock;		/* one reader takes events at a time */
 	bool closing;			/* release() runs: no spares, locked */
 	bool mapped;			/* the due table was mapped, once */
+	unsigned int nr_stash;		/* records in ->stash, locked */
+	/* made and taken, but the user's buffer faulted: the next read's */
+	struct callout_event stash[UC_READ_BATCH];
 	struct rcu_head rcu;		/* the tick may wake ->wq after close */
-	/* Last: kfree_rcu() needs ->rcu in the first 4 KiB (lockdep, KASAN). */
-	struct uc_batch batch;		/* the reader's, read */
-};
-
-/**
- * struct uc_arming - the parameters of one arming, the func's argument
- * @uc:		whose
- * @seq:	its sequence number, never 0
- * @expires_ns:	due time of its next expiry; a deferral moves it on, the
- *		reader forwards a periodic one
- * @period_ns:	0 one-shot, else the period
- *
- * Written under the file lock while no func uses it (see the essay), read
- * by the func.
- */
-struct uc_arming {
-	struct ucallout *uc;
-	u64 seq;
-	u64 expires_ns;
-	u64 period_ns;
 };
 
 /**
  * struct ucallout - a callout of a /dev/callout file
- * @c:		the callout
+ * @c:		the callout; its func is uc_fire(), its arg the ucallout
  * @file:	owner
  * @handle:	its handle: slot index and generation
- * @slot:	its slot in file->slots
  * @cookie:	returned in events
- * @arm:	the arming in force, @arm[@cur], and the one before it
- * @cur_seq:	the seq of the arming in force; 0 once cancelled (locked)
- * @cur:	which of @arm is in force (locked)
- * @linked:	in the handle table (locked)
- * @busy:	cancels and RESETs waiting on it outside the lock (locked)
- * @due_seen:	its due-time entry as the tick read it at this expiry
- *		(uc_due_tick()), 0 if not its own or not read; for uc_fire()
- * @fire_ns:	the tick's clock read before that: when this expiry fired
- * @due_seqc:	around a RESET's writes of the due-time entry and arming: an
- *		expiry that meets one does not act on the entry
- * @state:	UC_* bits
- * @q:		on the event queue while UC_QUEUED, on file->spares
- *		(by q.node) while spare
- * @ev_seqc:	the tick's writes of the ev_ fields
- * @ev_seq:	seq of the arming of the latest expiry
- * @ev_count:	expiries of that arming so far, skipped due times included
- * @ev_expires_ns: due time of the latest expiry
- * @ev_fired_ns: when it fired
- * @ev_flags:	CALLOUT_EV_* of its record
- * @rd_seq:	seq of the last record read (read)
- * @rd_count:	its ev_count (read)
+ * @due_ns:	while pending, the due time of its arming's next expiry; once
+ *		fired, of its latest one (what its record says)
+ * @period_ns:	0 one-shot, else the period
+ * @fired_ns:	when its latest expiry fired
+ * @q:		on the event queue while UC_QUEUED, on file->spares (by
+ *		q.node) while spare; its state and unread count
+ *
+ * The arming (@due_ns, @period_ns) is written under the file lock while
+ * the callout is neither pending nor running its func (SET, the reader's
+ * re-arm), or by a RESET's commit under the base lock (uc_commit()); the
+ * tick writes @due_ns and @fired_ns at an expiry, before it stores
+ * @q.count, and nothing writes them while the count is not 0 but the
+ * reader that takes it: a fired callout is not armed again but by its
+ * reader or a RESET, which sets the count to 0 first.
  */
 struct ucallout {
 	struct callout c;
 	struct uc_file *file;
 	u64 handle;
-	struct uc_slot *slot;
 	u64 cookie;
-	struct uc_arming arm[2];
-	u64 cur_seq;
-	u8 cur;
-	bool linked;
-	u16 busy;
-	u64 due_seen;
-	u64 fire_ns;
-	seqcount_t due_seqc;
-	atomic_t state;
+	u64 due_ns;
+	u64 period_ns;
+	u64 fired_ns;
 	struct uc_node q;
-	seqcount_t ev_seqc;
-	u64 ev_seq;
-	u64 ev_count;
-	u64 ev_expires_ns;
-	u64 ev_fired_ns;
-	u32 ev_flags;
-	u64 rd_seq;
-	u64 rd_count;
 };
+
+/* Two cache lines; with its slot and due word a pending SET holds 152 B. */
+static_assert(sizeof(struct ucallout) <= 128);
 
 /**
  * struct ucallout_to - a TIMEOUT of a /dev/callout file
@@ -260,22 +213,40 @@ static inline u64 uc_due_entry(const struct ucallout *uc, u64 expires_ns)
 }
 
 /*
- * @uc's due-time entry into *@v, and whether it is @uc's own: not a store
- * meant for another handle of the slot (an earlier one, or a later one if
- * the slot was given again while this func waited to run: then nothing
- * here may write it either), not 0 (a freed slot's), not one a RESET
- * under way wrote for the arming that replaces this one, or is putting
- * back (the reader does not wait for the RESET: on PREEMPT_RT it could be
- * preempted). A 32-bit kernel could read it torn: it has no table.
+ * The due-time table's word of slot @idx, in a page allocated before
+ * the slot was first given (uc_slot_alloc()) and kept until release().
  */
+static inline u64 *uc_due_word(struct uc_file *f, u32 idx)
+{
+	return (u64 *)page_address(xa_load(&f->due_pages,
+					   idx / UC_DUE_PER_PAGE)) +
+	       idx % UC_DUE_PER_PAGE;
+}
+
+/*
+ * Whether @v, read from @uc's due-time entry, is @uc's own, once the file
+ * has mapped its table: not a store meant for another handle of the slot
+ * (an earlier one, or a later one if the slot was given again while this
+ * expiry waited to run: then nothing here may write it either), not 0 (a
+ * freed slot's). Its writers besides the user (SET, RESET's commit, the
+ * reader's re-arm) hold the file lock or the base lock that its readers
+ * hold. A 32-bit kernel could read it torn: it has no table.
+ */
+static inline bool uc_due_mine(const struct ucallout *uc, u64 v)
+{
+	return IS_ENABLED(CONFIG_64BIT) && READ_ONCE(uc->file->mapped) && v &&
+	       v >> CALLOUT_DUE_GEN_SHIFT == upper_32_bits(uc->handle);
+}
+
+/* @uc's due-time entry into *@v, if it is its own; none read unless mapped */
 static inline bool uc_entry_mine(const struct ucallout *uc, u64 *v)
 {
-	unsigned int seq = raw_read_seqcount(&uc->due_seqc);
+	struct uc_file *f = uc->file;
 
-	*v = READ_ONCE(*uc->slot->due);
-	return IS_ENABLED(CONFIG_64BIT) && *v && !(seq & 1) &&
-	       !read_seqcount_retry(&uc->due_seqc, seq) &&
-	       *v >> CALLOUT_DUE_GEN_SHIFT == upper_32_bits(uc->handle);
+	if (!IS_ENABLED(CONFIG_64BIT) || !READ_ONCE(f->mapped))
+		return false;
+	*v = READ_ONCE(*uc_due_word(f, lower_32_bits(uc->handle)));
+	return uc_due_mine(uc, *v);
 }
 
 /*
@@ -299,8 +270,10 @@ int uc_check_times(u64 timeout_ns, u64 period_ns);
 struct ucallout *__uc_lookup(struct uc_file *f, u64 handle);
 void __uc_unlink(struct uc_file *f, struct ucallout *uc);
 void __uc_done(struct uc_file *f, struct ucallout *uc);
-void __uc_rearm(struct uc_file *f, struct ucallout *uc, struct uc_snap *s,
-		u64 now);
+void uc_record(const struct ucallout *uc, struct callout_event *ev,
+	       u64 count);
+bool __uc_rearm(struct uc_file *f, struct ucallout *uc,
+		struct callout_event *ev, bool rec, u64 now);
 int __uc_set(struct uc_file *f, struct callout_op *op, u64 now,
 	     struct callout_batch *b);
 int __uc_cancel(struct uc_file *f, struct ucallout *uc,
@@ -316,7 +289,6 @@ void uc_table_free(struct uc_file *f);
 /* dev_due.c: the due-time table */
 extern const struct callout_defer_ops uc_defer_ops;
 u64 uc_due_later(u64 v, u64 expires_ns, u64 now);
-bool uc_deferred(struct ucallout *uc, struct uc_arming *a, u64 now, u64 v);
 int ucdev_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* dev_timeout.c: TIMEOUT and UNTIMEOUT */
@@ -340,5 +312,6 @@ ssize_t ucdev_read(struct file *file, char __user *buf, size_t count,
 		   loff_t *ppos);
 __poll_t ucdev_poll(struct file *file, poll_table *wait);
 bool uc_drop_events(struct uc_file *f);
+void __uc_unstash(struct uc_file *f, u64 handle);
 
 #endif /* CALLOUT_DEV_H */

@@ -13,44 +13,43 @@
  * allocates nothing once the file has run.
  *
  * The expiry only publishes. uc_fire() runs in the tick (softirq, a
- * ktimers thread on PREEMPT_RT): it writes the expiry into the ucallout's
- * event fields under a seqcount (the func of one callout never runs on two
- * CPUs at once: core.c keeps a callout whose func runs on that base),
- * counts it, and queues the ucallout on the file's lock-less list, an
- * llist, unless it is queued already; it wakes a reader only when that
- * list goes from empty to non-empty. It allocates nothing and takes no
- * lock of the file. A periodic callout is not re-armed by its expiry: it
- * is left unarmed (UC_REARM) until its reader takes the event, which
- * forwards it on its period's grid from the time of the read
+ * ktimers thread on PREEMPT_RT): it writes the expiry into the ucallout
+ * (the due time and the time it fired; the func of one callout never runs
+ * on two CPUs at once: core.c keeps a callout whose func runs on that
+ * base), stores its count (1 + the due times it was late by), and queues
+ * the ucallout on the file's lock-less list, an llist, unless it is queued
+ * already; it wakes a reader only when that list goes from empty to
+ * non-empty. It allocates nothing and takes no lock of the file. A
+ * periodic callout is not re-armed by its expiry: it is left unarmed
+ * (UC_REARM) until its reader takes the count to 0, as timerfd's read()
+ * does, and forwards it on its period's grid from the time of the read
  * (__uc_rearm(), as timerfd's read() forwards its hrtimer), so one whose
  * events nobody reads runs its func once, not once a period. The due
  * times that passed late or unread are added to the count; one that
  * cannot be re-armed any more ends with its last event, CALLOUT_EV_LAST.
  * A RESET arms one left unarmed anew, and an UNSET cancels it (its event
  * goes stale). An llist rather than per-CPU queues: one atomic exchange
- * takes every CPU's events at once, and a file's
- * callouts are few enough per tick that the one cache line is no
- * bottleneck; the reader would otherwise merge per-CPU queues.
+ * takes every CPU's events at once, and a file's callouts are few enough
+ * per tick that the one cache line is no bottleneck; the reader would
+ * otherwise merge per-CPU queues.
  *
- * Each arming has a sequence number, and each record carries the one it
- * was produced under. The reader returns a record only if its number is
- * that of the arming in force, checked under the file lock, which is
- * where every cancel and re-arm changes it: a cancel (UNSET, close) sets
- * it to 0 once the callout's func is known not to run
- * (callout_try_unset_sync() under the file lock, or callout_unset_sync()
- * outside it), and a RESET to a new one. So after UNSET returns 0 no event
- * of that arming is read, and after RESET returns 0 no event of the
- * arming it replaced: an event of it still queued is stale and dropped.
- * A RESET replaces the arming in place, keeping the old one if the scheme
- * refuses the new (ENOSPC, ERANGE), so it cannot cancel first: it re-arms
- * with callout_reset_from(), which the core refuses while the func runs
- * (the RESET waits that out), and each arming passes its own parameters
- * to the func as its argument: two records a ucallout, struct uc_arming,
- * one in force and one free, since the one replaced had no func running
- * at the moment it was replaced, nor can it have one after. The core also
- * refuses a callout that is no longer pending: a one-shot whose expiry
- * ran is never armed again by a RESET (ENOENT), whatever UC_ENDED said
- * when the RESET looked.
+ * A fired callout is armed again only by its reader or by a RESET, both
+ * under the file lock, so while its count is not 0 nothing writes its
+ * expiry but the reader that takes the count. An event is stale, and
+ * dropped, when its count is 0: a cancel (UNSET, close) sets it to 0 once
+ * the callout's func is known not to run (callout_try_unset_sync() under
+ * the file lock, or callout_unset_sync() outside it), and a RESET as it
+ * commits its new arming. So after UNSET returns 0 no event of that
+ * arming is read, and after RESET returns 0 no event of the arming it
+ * replaced. A RESET replaces the arming in place, keeping the old one if
+ * the scheme refuses the new (ENOSPC, ERANGE), so it cannot cancel first:
+ * it re-arms with callout_rearm_from(), which the core refuses while the
+ * func runs (the RESET waits that out), and writes the new arming in the
+ * ucallout from the core's commit, with the base lock held, once the
+ * scheme has taken it and before any expiry of it can run: an expiry
+ * reads one arming or the other, whole. The core also refuses a callout
+ * that is no longer pending: a one-shot whose expiry ran is never armed
+ * again by a RESET (ENOENT), whatever UC_ENDED said when the RESET looked.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -125,30 +124,29 @@ struct ucallout *__uc_lookup(struct uc_file *f, u64 handle)
 }
 
 /*
- * Take a free slot for a new callout; the file lock is held.
- * Return: the slot; ERR_PTR(-EAGAIN), with the index of the slot whose page
- * must be allocated first in @*idx; ERR_PTR(-ENOSPC) if every index is used.
+ * Take a free slot for a new callout, its index into *@idx; the file lock
+ * is held. Return: the slot; ERR_PTR(-EAGAIN) if slot *@idx and its page of
+ * the due-time table must be allocated first; ERR_PTR(-ENOSPC) if every
+ * index is used.
  */
 static struct uc_slot *__uc_slot_take(struct uc_file *f, u32 *idx)
 {
-	struct uc_slot *s = f->free_slot;
-	struct page *due;
+	struct uc_slot *s;
 
 	lockdep_assert_held(&f->lock);
-	if (s) {
+	if (f->free_slot) {
+		*idx = f->free_slot;
+		s = genradix_ptr(&f->slots, *idx);
 		f->free_slot = s->next_free;
 		return s;
 	}
 	if (f->nr_slots == U32_MAX)
 		return ERR_PTR(-ENOSPC);
-	s = genradix_ptr(&f->slots, f->nr_slots);
-	due = xa_load(&f->due_pages, f->nr_slots / UC_DUE_PER_PAGE);
-	if (!s || !due) {
-		*idx = f->nr_slots;
+	*idx = f->nr_slots;
+	s = genradix_ptr(&f->slots, *idx);
+	if (!s || !xa_load(&f->due_pages, *idx / UC_DUE_PER_PAGE))
 		return ERR_PTR(-EAGAIN);
-	}
-	s->idx = f->nr_slots++;
-	s->due = (u64 *)page_address(due) + s->idx % UC_DUE_PER_PAGE;
+	f->nr_slots++;
 	return s;
 }
 
@@ -183,19 +181,21 @@ static int uc_slot_alloc(struct uc_file *f, u32 idx)
 }
 
 /*
- * Free slot @s: its next handle is one never given, and its due-time entry
- * reads 0 until then. The file lock is held.
+ * Free slot @idx: its next handle is one never given, and its due-time
+ * entry reads 0 until then. The file lock is held.
  */
-static void __uc_slot_free(struct uc_file *f, struct uc_slot *s)
+static void __uc_slot_free(struct uc_file *f, u32 idx)
 {
+	struct uc_slot *s = genradix_ptr(&f->slots, idx);
+
 	lockdep_assert_held(&f->lock);
 	s->uc = NULL;
-	WRITE_ONCE(*s->due, 0);
+	WRITE_ONCE(*uc_due_word(f, idx), 0);
 	if (s->gen == UC_GEN_END - 1)
 		return;		/* retired: all its handles are spent */
 	s->gen++;
 	s->next_free = f->free_slot;
-	f->free_slot = s;
+	f->free_slot = idx;
 }
 
 /* Say why a SET or TIMEOUT was refused, rate-limited. Return: @err. */
@@ -249,35 +249,21 @@ static struct ucallout *__uc_get(struct uc_file *f,
 		spin_lock_bh(&f->lock);
 		if (!uc) {
 			callout_alloc_failed(CALLOUT_ALLOC_CALLOUT);
-			__uc_slot_free(f, s);
+			__uc_slot_free(f, idx);
 			err = -ENOMEM;
 			goto uncharge;
 		}
 	}
-	/*
-	 * Field by field, not a memset of all 256 bytes: the arming records
-	 * and the event times are written before they are read.
-	 */
+	/* The arming's fields are written by __uc_arm_new(). */
 	__callout_init(&uc->c);
 	/* Its due-time entry may put it back: the tick asks uc_defer_ops. */
 	uc->c.entry.flags |= CALLOUT_DEFER;
 	uc->file = f;
-	uc->handle = (u64)s->gen << 32 | s->idx;
-	uc->slot = s;
+	uc->handle = (u64)s->gen << 32 | idx;
 	uc->cookie = 0;
-	uc->cur_seq = 0;
-	uc->cur = 0;
-	uc->linked = false;
-	uc->busy = 0;
-	atomic_set(&uc->state, 0);
-	uc->q.timeout = false;
-	seqcount_init(&uc->ev_seqc);
-	seqcount_init(&uc->due_seqc);
-	uc->due_seen = 0;
-	uc->ev_seq = 0;
-	uc->ev_count = 0;
-	uc->rd_seq = 0;
-	uc->rd_count = 0;
+	uc->fired_ns = 0;
+	atomic_set(&uc->q.state, 0);
+	atomic_set(&uc->q.count, 0);
 	return uc;
 uncharge:
 	uc_uncharge(f, 1);
@@ -315,7 +301,7 @@ static void __uc_put(struct uc_file *f, struct ucallout *uc)
 static void uc_abort(struct uc_file *f, struct ucallout *uc)
 {
 	spin_lock_bh(&f->lock);
-	__uc_slot_free(f, uc->slot);
+	__uc_slot_free(f, lower_32_bits(uc->handle));
 	__uc_put(f, uc);
 	spin_unlock_bh(&f->lock);
 }
@@ -324,194 +310,173 @@ static void uc_abort(struct uc_file *f, struct ucallout *uc)
 void __uc_unlink(struct uc_file *f, struct ucallout *uc)
 {
 	lockdep_assert_held(&f->lock);
-	if (!uc->linked)
+	if (!(atomic_read(&uc->q.state) & UC_LINKED))
 		return;
-	__uc_slot_free(f, uc->slot);
-	uc->linked = false;
+	__uc_slot_free(f, lower_32_bits(uc->handle));
+	atomic_andnot(UC_LINKED, &uc->q.state);
 }
 
 /*
  * Put @uc if no one holds it any more: out of the table, no cancel or
- * RESET waiting on it, neither queued nor in a reader's hands. Only a func
- * can queue it again, and none runs: a callout leaves the table only once
- * cancelled with its func waited out, or once its arming ended. The file
- * lock is held.
+ * RESET waiting on it, not queued. Only a func can queue it again, and
+ * none runs: a callout leaves the table only once cancelled with its func
+ * waited out, or once its arming ended. The file lock is held.
  */
 void __uc_done(struct uc_file *f, struct ucallout *uc)
 {
 	lockdep_assert_held(&f->lock);
-	if (!uc->linked && !uc->busy &&
-	    !(atomic_read(&uc->state) & (UC_QUEUED | UC_READING)))
+	if (!(atomic_read(&uc->q.state) &
+	      (UC_LINKED | UC_QUEUED | ~(UC_BUSY_ONE - 1))))
 		__uc_put(f, uc);
 }
 
 /*
  * Queue @uc's expiry on its file's event list, unless it is queued already,
  * with @end (UC_ENDED, or UC_REARM for a periodic one), and wake a reader
- * if the list was empty. In the tick. Once queued, a reader may free @uc,
- * and a close() free @f after a grace period: @f is used inside one, @uc
- * not at all.
+ * if the list was empty. In the tick. The fetch-or is the expiry's last
+ * touch of a @uc it finds queued: from there a reader may free @uc, and a
+ * close() free @f after a grace period, so @f is used inside one.
  */
 static void uc_publish(struct ucallout *uc, struct uc_file *f, u32 end)
 {
 	rcu_read_lock();
-	if (!(atomic_fetch_or(UC_QUEUED | end, &uc->state) & UC_QUEUED))
+	if (!(atomic_fetch_or(UC_QUEUED | end, &uc->q.state) & UC_QUEUED))
 		uc_enqueue(f, &uc->q);
 	rcu_read_unlock();
 }
 
 /*
  * The expiry of a ucallout, in the tick (softirq, or the ktimers thread of
- * PREEMPT_RT). It takes no lock of the file and allocates nothing.
+ * PREEMPT_RT). It takes no lock of the file and allocates nothing. The
+ * tick asked uc_defer_ops first, which wrote @uc->fired_ns, moved
+ * @uc->due_ns to a deferral that had passed, or found the cancel mark.
  */
 static void uc_fire(void *arg)
 {
-	struct uc_arming *a = arg;
-	struct ucallout *uc = a->uc;
+	struct ucallout *uc = arg;
 	struct uc_file *f = uc->file;
-	u64 now = uc->fire_ns, due = a->expires_ns, missed = 0;
-	u64 v = uc->due_seen;
-	u32 flags = 0, end = UC_ENDED;
+	u64 due = uc->due_ns, period = uc->period_ns, missed = 0;
+	u32 end = UC_ENDED;
 
-	/* What the user stored for this handle; the core took most deferrals. */
-	if (v) {
-		if (v & CALLOUT_DUE_CANCEL) {
-			/*
-			 * A lazy cancel: the arming ends, and no event of it
-			 * is read, as after an UNSET; the reader reaps it.
-			 */
-			preempt_disable();
-			write_seqcount_begin(&uc->ev_seqc);
-			uc->ev_seq = 0;
-			write_seqcount_end(&uc->ev_seqc);
-			preempt_enable();
-			uc_publish(uc, f, UC_ENDED);
-			return;
-		}
-		if (uc_deferred(uc, a, now, v))
-			return;
-		due = a->expires_ns;
+	if (atomic_read(&uc->q.state) & UC_CANCEL) {
+		/*
+		 * A lazy cancel: the arming ends, and no event of it is
+		 * read (its count stays 0), as after an UNSET; the reader
+		 * reaps it.
+		 */
+		uc_publish(uc, f, UC_ENDED);
+		return;
 	}
-
-	/*
-	 * The tick's clock read may precede the tick boundary it collected
-	 * @uc at, when another CPU's set moved the wheel on in between:
-	 * never report an expiry before its due time.
-	 */
-	if (now < due)
-		now = due;
 
 	/*
 	 * A periodic callout is not re-armed here but by its reader
 	 * (__uc_rearm()), so one whose event nobody reads does no work a
 	 * period. The due times that passed while this expiry was late are
-	 * its own, counted in overrun; the latest is its due time.
+	 * its own, counted; the latest is its due time.
 	 */
-	if (a->period_ns) {
-		flags |= CALLOUT_EV_PERIODIC;
-		if (now >= due + a->period_ns)
-			missed = div64_u64(now - due, a->period_ns);
-		due += missed * a->period_ns;
+	if (period) {
+		if (uc->fired_ns >= due + period)
+			missed = div64_u64(uc->fired_ns - due, period);
+		uc->due_ns = due + missed * period;
 		end = UC_REARM;
 	}
-
-	/* One writer: a callout's func never runs on two CPUs at once. */
-	preempt_disable();
-	write_seqcount_begin(&uc->ev_seqc);
-	if (uc->ev_seq != a->seq) {
-		uc->ev_seq = a->seq;
-		uc->ev_count = 0;
-	}
-	uc->ev_count += 1 + missed;
-	uc->ev_expires_ns = due;
-	uc->ev_fired_ns = now;
-	uc->ev_flags = flags;
-	write_seqcount_end(&uc->ev_seqc);
-	preempt_enable();
+	/*
+	 * The tick's clock read may precede the tick boundary it collected
+	 * @uc at, when another CPU's set moved the wheel on in between:
+	 * never report an expiry before its due time.
+	 */
+	uc->fired_ns = max(uc->fired_ns, uc->due_ns);
+	/* The fields before the count, which the reader takes them by. */
+	atomic_set_release(&uc->q.count, min_t(u64, 1 + missed, U32_MAX));
 	uc_publish(uc, f, end);
 }
 
-/* Write @s into @uc's event fields: the one writer, none of its funcs runs */
-static void uc_event_write(struct ucallout *uc, const struct uc_snap *s)
+/*
+ * The record of @uc's latest expiry, with @count expiries in it: the one
+ * writer of the ucallout's records (its reader, its count taken).
+ */
+void uc_record(const struct ucallout *uc, struct callout_event *ev,
+	       u64 count)
 {
-	preempt_disable();
-	write_seqcount_begin(&uc->ev_seqc);
-	uc->ev_seq = s->seq;
-	uc->ev_count = s->count;
-	uc->ev_expires_ns = s->expires_ns;
-	uc->ev_fired_ns = s->fired_ns;
-	uc->ev_flags = s->flags;
-	write_seqcount_end(&uc->ev_seqc);
-	preempt_enable();
+	*ev = (struct callout_event) {
+		.handle = uc->handle,
+		.cookie = uc->cookie,
+		.expires_ns = uc->due_ns,
+		.fired_ns = uc->fired_ns,
+		/* Saturates: expiries beyond U32_MAX unread are not told. */
+		.overrun = min_t(u64, count - 1, U32_MAX),
+		.flags = uc->period_ns ? CALLOUT_EV_PERIODIC : 0,
+	};
 }
 
 /*
  * Re-arm @uc, a periodic callout whose expiry the tick left to its reader
- * (UC_REARM), as the reader takes an event of it, @s, at the clock read
- * @now. While UC_REARM is set nothing writes its event fields (it is not
- * pending, and only this lock's holders arm it), so @s is taken from them
- * afresh (the reader's copy may be of an arming RESET has replaced since).
- * It goes on at the first due time of its period's grid after @now, or at
- * a later tick the user stored meanwhile (the deferral policy,
- * uc_due_later()); the due times that passed unread are expiries of it,
- * as if it had fired at each, in @s and its event fields before it is
- * armed (its next func writes them). A cancel mark stored meanwhile ends
- * it as at an expiry, no event of the arming read; one the scheme refuses
- * ends with this event, CALLOUT_EV_LAST. The file lock is held.
+ * (UC_REARM), as the reader takes its count, at the clock read @now, and
+ * bring @ev, the record made of that count, or NULL, up to date. Nothing
+ * writes its expiry meanwhile (it is not pending, and only this lock's
+ * holders arm it). It goes on at the first due time of its period's grid
+ * after @now, or at a later tick the user stored meanwhile (the deferral
+ * policy, uc_due_later()); the due times that passed unread are expiries
+ * of it, counted in @ev as if it had fired at each. A cancel mark stored
+ * meanwhile ends it as at an expiry; one the scheme refuses ends with
+ * this event, CALLOUT_EV_LAST. If the reader took the count before the
+ * expiry set UC_REARM (the entry it queues again brings it here), @rec is
+ * false: then due times passed, or the end, make @ev a record of their
+ * own. The file lock is held.
+ * Return: whether @ev is a record (false after the cancel mark).
  */
-void __uc_rearm(struct uc_file *f, struct ucallout *uc, struct uc_snap *s,
-		u64 now)
+bool __uc_rearm(struct uc_file *f, struct ucallout *uc,
+		struct callout_event *ev, bool rec, u64 now)
 {
-	struct uc_arming *a = &uc->arm[uc->cur];
-	u64 was = a->expires_ns, next, tick, missed = 0, v = 0;
+	u64 *word = uc_due_word(f, lower_32_bits(uc->handle));
+	u64 due = uc->due_ns, period = uc->period_ns, next, missed, tick, v;
 	bool mine;
 	int ret;
 
 	lockdep_assert_held(&f->lock);
-	if (!(atomic_read(&uc->state) & UC_REARM))
-		return;
-	atomic_andnot(UC_REARM, &uc->state);
-	/* Of an arming cancelled since (UNSET): nothing to go on with. */
-	if (uc->ev_seq != uc->cur_seq)
-		return;
-	*s = (struct uc_snap) {
-		.seq = uc->ev_seq,
-		.count = uc->ev_count,
-		.expires_ns = uc->ev_expires_ns,
-		.fired_ns = uc->ev_fired_ns,
-		.flags = uc->ev_flags,
-	};
-	mine = READ_ONCE(f->mapped) && uc_entry_mine(uc, &v);
+	/*
+	 * Not in the table: a cancel that waited out its func owns it, and
+	 * its slot may be another's already. Its record stands (the cancel
+	 * has not returned).
+	 */
+	if (!(atomic_fetch_andnot(UC_REARM, &uc->q.state) & UC_LINKED))
+		return rec;
+	v = READ_ONCE(*word);
+	mine = uc_due_mine(uc, v);
 	if (mine && (v & CALLOUT_DUE_CANCEL)) {
-		s->seq = 0;
-		uc_event_write(uc, s);
-		atomic_or(UC_ENDED, &uc->state);
-		return;
+		atomic_or(UC_ENDED, &uc->q.state);
+		return false;
 	}
-	next = s->expires_ns + a->period_ns;
+	next = due + period;
 	if (now >= next) {
-		missed = div64_u64(now - s->expires_ns, a->period_ns);
-		next = s->expires_ns + (missed + 1) * a->period_ns;
-		s->count += missed;
-		s->expires_ns += missed * a->period_ns;
-		s->fired_ns = now;
+		missed = div64_u64(now - due, period);
+		next = due + (missed + 1) * period;
+		if (!rec)
+			uc_record(uc, ev, missed);
+		else
+			ev->overrun = min_t(u64, (u64)ev->overrun + missed,
+					    U32_MAX);
+		ev->expires_ns = due + missed * period;
+		ev->fired_ns = now;
+		rec = true;
 	}
-	tick = mine ? uc_due_later(v, next, div64_u64(now, callout_tick_ns_param)) : 0;
+	tick = mine ? uc_due_later(v, next,
+				   div64_u64(now, callout_tick_ns_param)) : 0;
 	if (tick)
 		next = tick * callout_tick_ns_param;
-	uc_event_write(uc, s);
-	/* Before the arming, which its expiry reads; unless the user stored since. */
-	a->expires_ns = next;
-	cmpxchg64(uc->slot->due, mine ? v : uc_due_entry(uc, was),
-		  uc_due_entry(uc, next));
+	uc->due_ns = next;
+	/* Before the arming, whose expiry reads it; unless the user stored since. */
+	cmpxchg64(word, v, uc_due_entry(uc, next));
 	ret = callout_requeue(&uc->c, now, next);
 	/* Nothing else arms it while UC_REARM is set: -EALREADY is a bug. */
 	if (ret && !WARN_ON_ONCE(ret == -EALREADY)) {
-		/* Not pending: still no writer of the event fields. */
-		s->flags |= CALLOUT_EV_LAST;
-		uc_event_write(uc, s);
-		atomic_or(UC_ENDED, &uc->state);
+		if (!rec)
+			uc_record(uc, ev, 1);
+		ev->flags |= CALLOUT_EV_LAST;
+		atomic_or(UC_ENDED, &uc->q.state);
+		rec = true;
 	}
+	return rec;
 }
 
 /*
@@ -529,19 +494,23 @@ int __uc_cancel(struct uc_file *f, struct ucallout *uc,
 
 	lockdep_assert_held(&f->lock);
 	__uc_unlink(f, uc);
-	uc->busy++;
+	atomic_add(UC_BUSY_ONE, &uc->q.state);
 	if (callout_batch_try_unset(b, &uc->c) == -EBUSY) {
 		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
 		callout_unset_sync(&uc->c);
 		spin_lock_bh(&f->lock);
 	}
-	uc->busy--;
+	atomic_sub(UC_BUSY_ONE, &uc->q.state);
 	/* Its func is done with: UC_ENDED cannot change any more. */
-	if (atomic_read(&uc->state) & UC_ENDED)
+	if (atomic_read(&uc->q.state) & UC_ENDED) {
 		ret = -ENOENT;
-	else
-		uc->cur_seq = 0;	/* an event still queued is stale */
+	} else {
+		/* An event still queued is stale; one waiting is not re-armed. */
+		atomic_set(&uc->q.count, 0);
+		atomic_andnot(UC_REARM, &uc->q.state);
+		__uc_unstash(f, uc->handle);
+	}
 	__uc_done(f, uc);
 	return ret;
 }
@@ -569,25 +538,20 @@ static int __uc_arm_new(struct uc_file *f, struct ucallout *uc,
 			u64 now_ns, u64 expires_ns, u64 period_ns,
 			struct callout_batch *b)
 {
+	u32 idx = lower_32_bits(uc->handle);
 	int ret;
 
 	lockdep_assert_held(&f->lock);
-	uc->arm[0] = (struct uc_arming) {
-		.uc = uc,
-		.seq = 1,
-		.expires_ns = expires_ns,
-		.period_ns = period_ns,
-	};
-	uc->cur_seq = 1;
-	uc->slot->uc = uc;
-	uc->linked = true;
+	uc->due_ns = expires_ns;
+	uc->period_ns = period_ns;
+	genradix_ptr(&f->slots, idx)->uc = uc;
+	atomic_or(UC_LINKED, &uc->q.state);
 	/* Before the arming: its expiry reads it. */
-	WRITE_ONCE(*uc->slot->due, uc_due_entry(uc, expires_ns));
+	WRITE_ONCE(*uc_due_word(f, idx), uc_due_entry(uc, expires_ns));
 	ret = callout_batch_set_from(b, &uc->c, now_ns, expires_ns, uc_fire,
-				     &uc->arm[0]);
+				     uc);
 	if (ret < 0) {
-		__uc_slot_free(f, uc->slot);
-		uc->linked = false;
+		__uc_unlink(f, uc);
 		return ret;
 	}
 	return 0;
@@ -644,13 +608,40 @@ int uc_ioc_unset(struct uc_file *f, u64 __user *argp)
 	return ret;
 }
 
+/* A RESET's new arming, which the core commits (uc_commit()) */
+struct uc_commit {
+	struct callout_commit cm;
+	u64 *word;
+	u64 due_ns;
+	u64 period_ns;
+};
+
 /*
- * Re-arm @uc in place with a new arming in its free record. The core
- * refuses while @uc's func runs; then wait that out and try again. It
- * refuses too once the arming has ended (its last func ran, UC_ENDED),
- * which the check here may not see yet: never re-arm an ended one. A
- * refusal of the scheme leaves the arming in force as it was. The file
- * lock is held, and dropped and taken again while waiting.
+ * The new arming is sure: write it, and the due-time entry its expiry
+ * reads; an unread event of the arming it replaces is stale from here.
+ * Context: the core's commit, @c's base locked, interrupts off, and the
+ * RESET's file lock held.
+ */
+static void uc_commit(struct callout *c, const struct callout_commit *cm)
+{
+	const struct uc_commit *r = container_of(cm, struct uc_commit, cm);
+	struct ucallout *uc = container_of(c, struct ucallout, c);
+
+	uc->due_ns = r->due_ns;
+	uc->period_ns = r->period_ns;
+	atomic_set(&uc->q.count, 0);
+	atomic_andnot(UC_REARM, &uc->q.state);
+	WRITE_ONCE(*r->word, uc_due_entry(uc, r->due_ns));
+}
+
+/*
+ * Re-arm @uc in place with a new arming. The core refuses while @uc's func
+ * runs; then wait that out and try again. It refuses too once the arming
+ * has ended (its last func ran, UC_ENDED), which the check here may not
+ * see yet: never re-arm an ended one. A periodic one left to its reader
+ * (UC_REARM) is not pending: it is armed anew. A refusal of the scheme
+ * leaves the arming in force as it was. The file lock is held, and
+ * dropped and taken again while waiting.
  * Return: 0, -ENOENT if @uc is cancelled or its arming ended meanwhile,
  * or the scheme's -ENOSPC/-ERANGE.
  */
@@ -658,63 +649,45 @@ static int __uc_reset(struct uc_file *f, struct ucallout *uc, u64 now,
 		      u64 timeout_ns, u64 period_ns, struct callout_batch *b)
 	__must_hold(&f->lock)
 {
-	u64 *entry = uc->slot->due, old, new;
-	struct uc_arming *a;
+	struct uc_commit r = {
+		.cm.commit = uc_commit,
+		.word = uc_due_word(f, lower_32_bits(uc->handle)),
+		.due_ns = now + timeout_ns,
+		.period_ns = period_ns,
+	};
+	unsigned int how;
+	u32 state;
 	int ret;
 
 	lockdep_assert_held(&f->lock);
 	for (;;) {
-		if (!uc->linked || (atomic_read(&uc->state) & UC_ENDED))
+		state = atomic_read(&uc->q.state);
+		if (!(state & UC_LINKED) || (state & UC_ENDED))
 			return -ENOENT;
-		a = &uc->arm[!uc->cur];
-		*a = (struct uc_arming) {
-			.uc = uc,
-			.seq = uc->cur_seq + 1,
-			.expires_ns = now + timeout_ns,
-			.period_ns = period_ns,
-		};
+		how = ARM_IF_NOT_RUNNING;
+		if (!(state & UC_REARM))
+			how |= ARM_IF_PENDING;
+		ret = callout_batch_rearm_from(b, &uc->c, now, r.due_ns, how,
+					       &r.cm);
 		/*
-		 * The new due tick before the new arming, whose expiry reads
-		 * it, and the old one back if the arming is refused (unless
-		 * the user stored since). An expiry of either arming that
-		 * meets these writes does not act on the entry (uc_fire()),
-		 * so a refused RESET leaves the old arming as it was.
+		 * Not pending: its expiry ended since the look above (the base
+		 * lock orders that expiry's state before this): look again.
 		 */
-		new = uc_due_entry(uc, a->expires_ns);
-		raw_write_seqcount_begin(&uc->due_seqc);
-		old = READ_ONCE(*entry);
-		WRITE_ONCE(*entry, new);
-		ret = callout_batch_reset_from(b, &uc->c, now, a->expires_ns,
-					       uc_fire, a);
-		/*
-		 * A periodic one left to its reader is not pending, nor does
-		 * its func run: arm it anew, UC_REARM cleared first (its new
-		 * expiry may set it again at once).
-		 */
-		if (ret == -ENOENT && (atomic_read(&uc->state) & UC_REARM)) {
-			atomic_andnot(UC_REARM, &uc->state);
-			ret = callout_batch_set_from(b, &uc->c, now,
-						     a->expires_ns, uc_fire, a);
-			if (ret < 0)
-				atomic_or(UC_REARM, &uc->state);
-		}
-		if (ret < 0)
-			cmpxchg64(entry, new, old);
-		raw_write_seqcount_end(&uc->due_seqc);
+		if (ret == -ENOENT && (how & ARM_IF_PENDING) &&
+		    (atomic_read(&uc->q.state) & (UC_REARM | UC_ENDED)))
+			continue;
 		if (ret != -EBUSY)
 			break;
-		uc->busy++;
+		atomic_add(UC_BUSY_ONE, &uc->q.state);
 		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
 		callout_wait_idle(&uc->c);
 		spin_lock_bh(&f->lock);
-		uc->busy--;
+		atomic_sub(UC_BUSY_ONE, &uc->q.state);
 	}
 	if (ret < 0)
 		return ret;
-	/* Any event of the arming replaced is stale from here. */
-	uc->cur ^= 1;
-	uc->cur_seq = a->seq;
+	__uc_unstash(f, uc->handle);
 	return 0;
 }
 

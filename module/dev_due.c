@@ -19,7 +19,7 @@
  * - an entry of another generation (a store meant for an earlier handle
  *   of the slot) is ignored;
  * - the cancel mark ends the arming as an UNSET would, lazily: no event of
- *   it is read (the record's sequence becomes 0, a stale one), and the
+ *   it is read (its count stays 0: its entry is stale), and the
  *   reader reaps it from the queue like any ended arming;
  * - a later tick, less than half the 2^39-tick circle on from the due
  *   tick and within max_timeout_ns of now, queues the callout there again,
@@ -33,10 +33,10 @@
  * uc_defer_ops (uc_due_tick()) for the later tick its entry holds and
  * queues it again there, with the base lock held, without running the
  * func (a func run is two clock reads, two lock sections and the func,
- * for every deferred callout once an RTO). What the read found is kept in
- * the ucallout for uc_fire(), which does the rest: the cancel mark, and a
- * tick the wheel's pass had reached already or the scheme refused (then
- * uc_deferred(), through callout_requeue()).
+ * for every deferred callout once an RTO). The same read settles the rest
+ * before the func runs: a tick that has passed becomes the due time, and
+ * the cancel mark is left in the ucallout's state for uc_fire(). A tick
+ * the scheme refuses is not taken: the callout fires at its due time.
  *
  * A periodic callout forwarded writes its next due tick with a cmpxchg,
  * so that a store made meanwhile stands. Generations stay below 2^24, so
@@ -66,22 +66,9 @@ static u64 uc_later(u64 v, u64 at)
 	return later;
 }
 
-/*
- * Where the tick collects a due ucallout (CALLOUT_DEFER): the later tick
- * its user stored, or 0, for the core to queue it again there without
- * running its func, as uc_deferred() would have it do. The one read of the
- * entry an expiry makes, and none while the file has not mapped its table:
- * what it read is kept in uc->due_seen for uc_fire(), which acts on the
- * rest (a cancel mark, and what the core leaves to it), and @now_ns, a
- * clock read made before it, in uc->fire_ns, the time uc_fire() reports:
- * a store that this read missed came after the callout fired.
- * Context: the tick, @c's base locked, interrupts off; @c's func not
- * started, and no other func of @c runs (core.c).
- * Return: a tick after @now within max_timeout_ns of it, or 0.
- */
 /**
  * uc_due_later() - the deferral policy: where entry @v puts an expiry back
- * @v:		a due-time entry of the callout's own (uc_entry_mine())
+ * @v:		a due-time entry of the callout's own (uc_due_mine())
  * @expires_ns:	the due time of the expiry it may put back
  * @now:	the current tick
  *
@@ -102,17 +89,39 @@ u64 uc_due_later(u64 v, u64 expires_ns, u64 now)
 	return at + later;
 }
 
+/*
+ * Where the tick collects a due ucallout (CALLOUT_DEFER): the later tick
+ * its user stored, or 0, for the core to queue it again there without
+ * running its func. The one read of the entry an expiry makes, and none
+ * while the file has not mapped its table. A stored tick that has passed
+ * too (the tick ran late) becomes the due time its event tells, as if the
+ * callout had been queued there, so that the program sees its store was
+ * not too late; the cancel mark is left to uc_fire() (UC_CANCEL). @now_ns,
+ * a clock read made before the read, is when the callout fired: a store
+ * that this read missed came after it fired.
+ * Context: the tick, @c's base locked, interrupts off; @c's func not
+ * started, and no other func of @c runs (core.c).
+ * Return: a tick after @now within max_timeout_ns of it, or 0.
+ */
 static u64 uc_due_tick(struct callout *c, u64 now, u64 now_ns)
 {
 	struct ucallout *uc = container_of(c, struct ucallout, c);
-	const struct uc_arming *a = c->arg;
-	u64 v = 0;
+	u64 v, at, later;
 
-	if (READ_ONCE(uc->file->mapped) && !uc_entry_mine(uc, &v))
-		v = 0;
-	uc->due_seen = v;
-	uc->fire_ns = now_ns;
-	return v ? uc_due_later(v, a->expires_ns, now) : 0;
+	uc->fired_ns = now_ns;
+	if (!uc_entry_mine(uc, &v))
+		return 0;
+	if (v & CALLOUT_DUE_CANCEL) {
+		atomic_or(UC_CANCEL, &uc->q.state);
+		return 0;
+	}
+	at = callout_ns_to_tick_up(uc->due_ns);
+	later = uc_later(v, at);
+	if (later && at + later <= now) {
+		uc->due_ns = (at + later) * callout_tick_ns_param;
+		return 0;
+	}
+	return uc_due_later(v, uc->due_ns, now);
 }
 
 /*
@@ -122,56 +131,14 @@ static u64 uc_due_tick(struct callout *c, u64 now, u64 now_ns)
  */
 static void uc_requeued(struct callout *c, u64 tick)
 {
-	struct uc_arming *a = c->arg;
-
-	a->expires_ns = tick * callout_tick_ns_param;
+	container_of(c, struct ucallout, c)->due_ns =
+		tick * callout_tick_ns_param;
 }
 
 const struct callout_defer_ops uc_defer_ops = {
 	.due_tick	= uc_due_tick,
 	.requeued	= uc_requeued,
 };
-
-/*
- * A later tick in @uc's due-time entry @v, read at the expiry of arming @a
- * (due at @a->expires_ns): re-file @uc there, with the arming unchanged.
- * Ticks are modulo 2^39: @v's is the one less than 2^38 ticks after the
- * due tick. One that has passed too (a late tick) is published as the
- * due time; one not later, beyond what a SET may ask now, or that the
- * scheme refuses leaves the expiry to be published as it is.
- * Return: true if @uc was re-filed (or armed anew since its expiry began:
- * that arming stands).
- */
-bool uc_deferred(struct ucallout *uc, struct uc_arming *a, u64 now,
-		 u64 v)
-{
-	u64 at = callout_ns_to_tick_up(a->expires_ns), due = a->expires_ns;
-	u64 later = uc_later(v, at);
-	int ret;
-
-	if (!later)
-		return false;
-	a->expires_ns = (at + later) * callout_tick_ns_param;
-	/*
-	 * Passed already (the tick ran late): due now, and at the stored
-	 * tick, which its event tells, so that the program sees its store
-	 * was not too late.
-	 */
-	if (a->expires_ns <= now)
-		return false;
-	if (a->expires_ns - now > callout_max_timeout_ns()) {
-		a->expires_ns = due;
-		return false;
-	}
-	ret = callout_requeue(&uc->c, now, a->expires_ns);
-	if (ret == -EALREADY)
-		a->expires_ns = due;	/* not this arming's any more */
-	if (ret && ret != -EALREADY) {
-		a->expires_ns = due;
-		return false;
-	}
-	return true;
-}
 
 /*
  * A page of the due-time table, mapped at its first touch: one the file has

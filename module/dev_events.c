@@ -8,32 +8,34 @@
  * tick collects together run in the order the scheme gives them); a
  * queued callout that fires again keeps its place, and its record
  * describes its latest expiry (a periodic one fires again only once its
- * reader has taken the event and re-armed it, __uc_rearm(), in the batch
+ * reader has taken the count and re-armed it, __uc_rearm(), in the batch
  * that makes its record). It holds the read mutex and works in
- * process context, in batches of up to UC_READ_BATCH callouts, in a
- * buffer of the file's (read() allocates nothing). Per callout it sets
- * UC_READING and clears UC_QUEUED before it reads the fields (seqcount
- * retry), so a later expiry queues it again, for the next read(); then
- * one file-lock section a batch drops stale records and fills the rest
- * into the buffer, one copy_to_user() a batch, and one more section
- * reaps what the batch leaves unowned; it reschedules between batches.
- * Callouts it took but could not return (the user's buffer is full) stay
- * on a private list, at the front of the queue, in order, for the next
- * read(). So one read() returns at most one record of each callout, and
- * a read that faults gives back the batch it faulted on untouched. poll()
- * reports the queue non-empty after dropping stale records from its front
- * (unless a reader is at work), so a blocking read() after it does not
- * block on a queue of stale records only.
+ * process context, in batches of up to UC_READ_BATCH entries, each in one
+ * file-lock section: per ucallout it clears UC_QUEUED, then takes the
+ * count to 0 (an expiry after that queues it again, for the next read()),
+ * makes the record, re-arms or unlinks, and lets go; then it copies the
+ * batch's records out with page faults disabled, still in the section, so
+ * that what it took and what the user got are one step, and reschedules
+ * between batches. Records it made but could not copy (the buffer
+ * faulted) stay in the file's stash, returned first, and alone, by the
+ * next read() (or by this one once the page is faulted in); a cancel or
+ * RESET that returns 0 takes its records out of it. Callouts it did not
+ * take (the user's buffer is full) stay at the front of the queue, in
+ * order, for the next read(). So one read() returns at most one record of
+ * each callout. poll() reports the queue non-empty after dropping stale
+ * records from its front (unless a reader is at work), so a blocking
+ * read() after it does not block on a queue of stale records only.
  *
  * One queue for both kinds keeps records in the order they were queued,
- * whatever their kind: each entry is a struct uc_node, whose ->timeout
+ * whatever their kind: each entry is a struct uc_node, whose UC_TIMEOUT
  * tells the container. A timeout is queued once and never again, so the
- * UC_QUEUED/UC_READING hand-over of ucallouts does not apply to it.
+ * UC_QUEUED hand-over of ucallouts does not apply to it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/fs.h>
+#include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 
@@ -92,167 +94,150 @@ static void uc_push_front(struct uc_file *f, struct uc_node *q)
 }
 
 /*
- * Hold @uc, just popped, and read its event fields: UC_READING first, then
- * UC_QUEUED cleared (a full barrier) before the fields are read, so an
- * expiry the snapshot may miss queues it again. One it does not miss may
- * queue it too: that later entry then has nothing new and is dropped.
+ * Let go of the entry of @uc, just popped, and make its record in *@ev if
+ * it has an expiry not yet read: UC_QUEUED cleared (a full barrier) before
+ * the count is taken, so an expiry this misses queues @uc again, and one
+ * it does not miss may queue it too (that later entry then has a count of
+ * 0 and is dropped). A periodic one waiting for its reader is re-armed, an
+ * ended one taken out of the table. The file lock is held; *@now is the
+ * batch's clock read, made at the first re-arm.
+ * Return: whether *@ev is a record.
  */
-static void uc_take(struct ucallout *uc, struct uc_snap *s)
+static bool __uc_read_one(struct uc_file *f, struct ucallout *uc,
+			  struct callout_event *ev, u64 *now)
 {
-	unsigned int seq;
+	unsigned int n;
+	bool rec;
 
-	atomic_or(UC_READING, &uc->state);
-	atomic_fetch_andnot(UC_QUEUED, &uc->state);
-	do {
-		seq = read_seqcount_begin(&uc->ev_seqc);
-		s->seq = uc->ev_seq;
-		s->count = uc->ev_count;
-		s->expires_ns = uc->ev_expires_ns;
-		s->fired_ns = uc->ev_fired_ns;
-		s->flags = uc->ev_flags;
-	} while (read_seqcount_retry(&uc->ev_seqc, seq));
-}
-
-/*
- * Give @uc, taken, back to the front of the queue, unless an expiry since
- * the take has queued it again. Under the read mutex.
- */
-static void uc_untake(struct uc_file *f, struct ucallout *uc)
-{
-	if (!(atomic_fetch_or(UC_QUEUED, &uc->state) & UC_QUEUED))
-		uc_push_front(f, &uc->q);
-	atomic_andnot(UC_READING, &uc->state);
-}
-
-/*
- * Whether @s has an expiry not yet read of the arming in force; the file
- * lock is held (the cancels change uc->cur_seq under it).
- */
-static bool __uc_fresh(const struct ucallout *uc, const struct uc_snap *s)
-{
-	lockdep_assert_held(&uc->file->lock);
-	if (!s->seq || s->seq != uc->cur_seq)
-		return false;
-	return s->count > (uc->rd_seq == s->seq ? uc->rd_count : 0);
-}
-
-/* Make the record of fresh @s; the file lock is held. */
-static void __uc_record(struct ucallout *uc, const struct uc_snap *s,
-			struct callout_event *ev)
-{
-	u64 prev = uc->rd_seq == s->seq ? uc->rd_count : 0;
-
-	lockdep_assert_held(&uc->file->lock);
-	*ev = (struct callout_event) {
-		.handle = uc->handle,
-		.cookie = uc->cookie,
-		.expires_ns = s->expires_ns,
-		.fired_ns = s->fired_ns,
-		/* Saturates: expiries beyond U32_MAX unread are not told. */
-		.overrun = min_t(u64, s->count - prev - 1, U32_MAX),
-		.flags = s->flags,
-	};
-	uc->rd_seq = s->seq;
-	uc->rd_count = s->count;
-}
-
-/*
- * The reader is done with @uc: let go, take an ended one out of the table,
- * and put it if no one holds it. The file lock is held.
- */
-static void __uc_commit(struct uc_file *f, struct ucallout *uc)
-{
 	lockdep_assert_held(&f->lock);
-	atomic_andnot(UC_READING, &uc->state);
-	if (atomic_read(&uc->state) & UC_ENDED)
+	atomic_fetch_andnot(UC_QUEUED, &uc->q.state);
+	n = atomic_xchg(&uc->q.count, 0);
+	rec = n;
+	if (rec)
+		uc_record(uc, ev, n);
+	/*
+	 * Set after the count it goes with: one that is not set yet is the
+	 * entry's that the expiry queues again, for the next read.
+	 */
+	if (atomic_read(&uc->q.state) & UC_REARM) {
+		if (!*now)
+			*now = callout_now_ns();
+		rec = __uc_rearm(f, uc, ev, rec, *now);
+	}
+	if (atomic_read(&uc->q.state) & UC_ENDED)
 		__uc_unlink(f, uc);
 	__uc_done(f, uc);
+	return rec;
 }
+
+/* One batch of read(): the records, and the TIMEOUTs to give back after */
+struct uc_read {
+	unsigned int nr_ev;
+	unsigned int nr_to;
+	struct callout_event ev[UC_READ_BATCH];
+	struct ucallout_to *to[UC_READ_BATCH];
+};
 
 /*
  * Take up to @max entries and make records, in queue order, of the fresh
- * ones: every TIMEOUT's, and a ucallout's if it has an expiry not yet read
- * of its arming in force. The file lock only if a ucallout was taken.
+ * ones: every TIMEOUT's, and a ucallout's if it has an expiry not yet
+ * read. The file lock is held.
  */
-static void uc_read_batch(struct uc_file *f, struct uc_batch *b,
-			  unsigned int max)
+static void __uc_read_batch(struct uc_file *f, struct uc_read *r,
+			    unsigned int max)
 {
-	struct ucallout *uc;
 	struct uc_node *q;
-	unsigned int i;
-	u64 now;
+	unsigned int taken;
+	u64 now = 0;
 
-	b->nr = 0;
-	b->nr_ev = 0;
-	b->nr_to = 0;
-	while (b->nr < max && (q = uc_pop(f))) {
-		b->item[b->nr].q = q;
-		b->item[b->nr].timeout = q->timeout;
-		if (q->timeout)
-			b->nr_to++;
-		else
-			uc_take(q_uc(q), &b->item[b->nr].snap);
-		b->nr++;
-	}
-	if (b->nr_to == b->nr) {
-		for (i = 0; i < b->nr; i++)
-			uto_record(q_uto(b->item[i].q), &b->ev[b->nr_ev++]);
-		return;
-	}
-	now = callout_now_ns();
-	spin_lock_bh(&f->lock);
-	for (i = 0; i < b->nr; i++) {
-		q = b->item[i].q;
-		if (b->item[i].timeout) {
-			uto_record(q_uto(q), &b->ev[b->nr_ev++]);
-			continue;
+	lockdep_assert_held(&f->lock);
+	r->nr_ev = 0;
+	r->nr_to = 0;
+	for (taken = 0; taken < max && (q = uc_pop(f)); taken++) {
+		if (atomic_read(&q->state) & UC_TIMEOUT) {
+			uto_record(q_uto(q), &r->ev[r->nr_ev++]);
+			r->to[r->nr_to++] = q_uto(q);
+		} else if (__uc_read_one(f, q_uc(q), &r->ev[r->nr_ev], &now)) {
+			r->nr_ev++;
 		}
-		uc = q_uc(q);
-		b->item[i].rd_seq = uc->rd_seq;
-		b->item[i].rd_count = uc->rd_count;
-		__uc_rearm(f, uc, &b->item[i].snap, now);
-		if (__uc_fresh(uc, &b->item[i].snap))
-			__uc_record(uc, &b->item[i].snap, &b->ev[b->nr_ev++]);
 	}
-	spin_unlock_bh(&f->lock);
 }
 
 /*
- * The batch's records are the user's: let its entries go. Once let go an
- * entry may be freed: its kind is the batch's copy, not q->timeout.
+ * Copy @nr records of @ev, a batch or the front of the stash, to @buf,
+ * which access_ok() has passed, with the file lock held: no fault is
+ * taken, and what does not fit before one is kept in the file's stash,
+ * first for the next copy (the stash is empty when it is called with a
+ * batch). Return: records copied whole.
  */
-static void uc_batch_commit(struct uc_file *f, struct uc_batch *b)
+static unsigned int __uc_copy(struct uc_file *f, char __user *buf,
+			      const struct callout_event *ev, unsigned int nr)
 {
-	unsigned int i;
+	unsigned long left;
+	unsigned int done;
 
-	if (b->nr_to < b->nr) {
-		spin_lock_bh(&f->lock);
-		for (i = 0; i < b->nr; i++)
-			if (!b->item[i].timeout)
-				__uc_commit(f, q_uc(b->item[i].q));
-		spin_unlock_bh(&f->lock);
+	lockdep_assert_held(&f->lock);
+	pagefault_disable();
+	left = __copy_to_user_inatomic(buf, ev, nr * sizeof(*ev));
+	pagefault_enable();
+	done = nr - DIV_ROUND_UP(left, sizeof(*ev));
+	if (ev == f->stash) {
+		f->nr_stash -= done;
+		memmove(f->stash, f->stash + done,
+			f->nr_stash * sizeof(*ev));
+	} else {
+		f->nr_stash = nr - done;
+		memcpy(f->stash, ev + done, f->nr_stash * sizeof(*ev));
 	}
-	for (i = 0; b->nr_to && i < b->nr; i++)
-		if (b->item[i].timeout)
-			uto_done(f, q_uto(b->item[i].q));
+	return done;
 }
 
-/* The copy faulted: the batch goes back to the front, as it was. */
-static void uc_batch_undo(struct uc_file *f, struct uc_batch *b)
+/*
+ * Copy the stash to @buf, up to @want records, faulting the buffer in
+ * where a copy stopped; *@left says whether any stays stashed. Under the
+ * read mutex.
+ * Return: records copied, or -EFAULT if none could be (they stay stashed).
+ * 0 if the stash is empty (cancels and RESETs take records out of it).
+ */
+static ssize_t uc_read_stash(struct uc_file *f, char __user *buf,
+			     size_t want, unsigned int *left)
 {
-	struct ucallout *uc;
-	unsigned int i = b->nr;
+	size_t done = 0, sz = sizeof(struct callout_event);
+	bool faulted_in = false;
+	unsigned int n;
 
-	while (i--) {
-		if (b->item[i].timeout) {
-			uc_push_front(f, b->item[i].q);
-			continue;
-		}
-		uc = q_uc(b->item[i].q);
-		uc->rd_seq = b->item[i].rd_seq;
-		uc->rd_count = b->item[i].rd_count;
-		uc_untake(f, uc);
+	for (;;) {
+		spin_lock_bh(&f->lock);
+		n = min_t(size_t, f->nr_stash, want - done);
+		n = n ? __uc_copy(f, buf + done * sz, f->stash, n) : 0;
+		*left = f->nr_stash;
+		spin_unlock_bh(&f->lock);
+		done += n;
+		if (!*left || done == want)
+			break;
+		/* Stopped at a fault: fault the page in, once a record. */
+		if ((faulted_in && !n) ||
+		    fault_in_writeable(buf + done * sz, sz))
+			break;
+		faulted_in = true;
 	}
+	return done || !*left ? done : -EFAULT;
+}
+
+/*
+ * A cancel or RESET that returns 0: no record of the arming it ends is
+ * read, stashed ones included. The file lock is held.
+ */
+void __uc_unstash(struct uc_file *f, u64 handle)
+{
+	unsigned int i, j = 0;
+
+	lockdep_assert_held(&f->lock);
+	for (i = 0; i < f->nr_stash; i++)
+		if (f->stash[i].handle != handle ||
+		    (f->stash[i].flags & CALLOUT_EV_TIMEOUT))
+			f->stash[j++] = f->stash[i];
+	f->nr_stash = j;
 }
 
 ssize_t ucdev_read(struct file *file, char __user *buf, size_t count,
@@ -260,28 +245,50 @@ ssize_t ucdev_read(struct file *file, char __user *buf, size_t count,
 {
 	struct uc_file *f = file->private_data;
 	size_t want = count / sizeof(struct callout_event), done = 0;
-	struct uc_batch *b = &f->batch;
-	int ret;
+	unsigned int i, n, left;
+	struct uc_read r;
+	ssize_t ret;
 
 	if (!want)
 		return -EINVAL;
+	if (!access_ok(buf, want * sizeof(struct callout_event)))
+		return -EFAULT;
 	ret = mutex_lock_interruptible(&f->read_lock);
 	if (ret)
 		return ret;
+	/*
+	 * What a faulted copy left is read alone: a callout of it may have
+	 * fired again since, and a read returns one record of each.
+	 */
+	/* Only this reader adds to the stash; a cancel may empty it. */
+	if (data_race(f->nr_stash)) {
+		ret = uc_read_stash(f, buf, want, &left);
+		if (ret || left)
+			goto out;
+	}
 	uc_collect(f);
 	for (;;) {
 		/* Batches of UC_READ_BATCH, rescheduling between them. */
 		while (done < want && f->taken) {
-			uc_read_batch(f, b, min_t(size_t, want - done,
-						  UC_READ_BATCH));
-			if (copy_to_user(buf + done * sizeof(b->ev[0]), b->ev,
-					 b->nr_ev * sizeof(b->ev[0]))) {
-				uc_batch_undo(f, b);
-				ret = -EFAULT;
-				goto out;
+			spin_lock_bh(&f->lock);
+			__uc_read_batch(f, &r, min_t(size_t, want - done,
+						     UC_READ_BATCH));
+			n = __uc_copy(f, buf + done * sizeof(r.ev[0]), r.ev,
+				      r.nr_ev);
+			spin_unlock_bh(&f->lock);
+			for (i = 0; i < r.nr_to; i++)
+				uto_done(f, r.to[i]);
+			done += n;
+			/* A fault: the rest of the batch is in the stash. */
+			if (n < r.nr_ev) {
+				ret = uc_read_stash(f, buf + done *
+						    sizeof(r.ev[0]),
+						    want - done, &left);
+				if (ret < 0 || left)
+					goto out;
+				done += ret;
+				ret = 0;
 			}
-			uc_batch_commit(f, b);
-			done += b->nr_ev;
 			cond_resched();
 		}
 		if (done)
@@ -304,7 +311,41 @@ ssize_t ucdev_read(struct file *file, char __user *buf, size_t count,
 	}
 out:
 	mutex_unlock(&f->read_lock);
-	return done ? done * sizeof(b->ev[0]) : ret;
+	if (ret > 0) {
+		done += ret;
+		ret = 0;
+	}
+	return done ? done * sizeof(struct callout_event) : ret;
+}
+
+/*
+ * Whether @uc, just popped, may have a record to read: then it goes back
+ * to the front of the queue. Else its entry is let go, as read() would.
+ * The file lock and the read mutex are held.
+ */
+static bool __uc_prune_one(struct uc_file *f, struct ucallout *uc)
+{
+	lockdep_assert_held(&f->lock);
+	/*
+	 * An expiry to read, or one whose re-arm may make a record: read()
+	 * does it (still queued: no expiry can queue it twice).
+	 */
+	if (!atomic_read(&uc->q.count) &&
+	    !(atomic_read(&uc->q.state) & UC_REARM)) {
+		atomic_fetch_andnot(UC_QUEUED, &uc->q.state);
+		/* Stale, unless an expiry came meanwhile (count first). */
+		if (!atomic_read(&uc->q.count)) {
+			if (atomic_read(&uc->q.state) & UC_ENDED)
+				__uc_unlink(f, uc);
+			__uc_done(f, uc);
+			return false;
+		}
+		/* It may have queued itself again. */
+		if (atomic_fetch_or(UC_QUEUED, &uc->q.state) & UC_QUEUED)
+			return true;
+	}
+	uc_push_front(f, &uc->q);
+	return true;
 }
 
 /*
@@ -313,32 +354,24 @@ out:
  */
 static bool uc_prune(struct uc_file *f)
 {
-	struct ucallout *uc;
-	struct uc_snap snap;
 	struct uc_node *q;
 	unsigned int n = 0;
 	bool fresh;
 
+	/* Only the reader, who holds the read mutex, adds to the stash. */
+	if (data_race(f->nr_stash))
+		return true;
 	uc_collect(f);
 	while ((q = uc_pop(f))) {
-		if (q->timeout) {
+		if (atomic_read(&q->state) & UC_TIMEOUT) {
 			uc_push_front(f, q);
 			return true;
 		}
-		uc = q_uc(q);
-		uc_take(uc, &snap);
 		spin_lock_bh(&f->lock);
-		/* A periodic one waiting for this reader goes on, as read() has it. */
-		if (atomic_read(&uc->state) & UC_REARM)
-			__uc_rearm(f, uc, &snap, callout_now_ns());
-		fresh = __uc_fresh(uc, &snap);
-		if (!fresh)
-			__uc_commit(f, uc);
+		fresh = __uc_prune_one(f, q_uc(q));
 		spin_unlock_bh(&f->lock);
-		if (fresh) {
-			uc_untake(f, uc);
+		if (fresh)
 			return true;
-		}
 		if (!(++n % UC_RESCHED))
 			cond_resched();
 		if (!f->taken)
@@ -351,11 +384,14 @@ __poll_t ucdev_poll(struct file *file, poll_table *wait)
 {
 	struct uc_file *f = file->private_data;
 	bool ready = true;
+	unsigned int stashed;
 
 	poll_wait(file, &f->wq, wait);
-	/* Pairs with wq_has_sleeper() in uc_fire(). */
+	/* Pairs with wq_has_sleeper() in uc_enqueue(). */
 	smp_mb();
-	if (llist_empty(&f->events) && !READ_ONCE(f->taken))
+	/* The stash, as in uc_prune(): only the reader adds to it. */
+	stashed = data_race(f->nr_stash);
+	if (llist_empty(&f->events) && !READ_ONCE(f->taken) && !stashed)
 		return 0;
 	/* A reader at work will find out itself. */
 	if (mutex_trylock(&f->read_lock)) {
@@ -379,12 +415,12 @@ bool uc_drop_events(struct uc_file *f)
 
 	uc_collect(f);
 	while ((q = uc_pop(f))) {
-		if (q->timeout) {
+		if (atomic_read(&q->state) & UC_TIMEOUT) {
 			uto_done(f, q_uto(q));
 		} else {
 			uc = q_uc(q);
 			spin_lock_bh(&f->lock);
-			atomic_andnot(UC_QUEUED, &uc->state);
+			atomic_andnot(UC_QUEUED, &uc->q.state);
 			__uc_done(f, uc);
 			spin_unlock_bh(&f->lock);
 		}
@@ -393,4 +429,3 @@ bool uc_drop_events(struct uc_file *f)
 	}
 	return n;
 }
-

@@ -46,7 +46,7 @@ static void uto_expire(struct callout_to *to)
 					      owner);
 
 	uto->fired_ns = callout_now_ns();
-	uto->q.timeout = true;
+	atomic_set(&uto->q.state, UC_TIMEOUT);
 	/* As in uc_fire(): @f is used inside a grace period, @uto not at all. */
 	rcu_read_lock();
 	uc_enqueue(f, &uto->q);

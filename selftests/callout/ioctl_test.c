@@ -781,6 +781,115 @@ TEST_F(dev, read_errors)
 	EXPECT_EQ(EAGAIN, errno);
 }
 
+/*
+ * Set @n one-shots in @fd due within a tick of each other, and wait until
+ * they are all queued: a callout of a second file set from the same CPU
+ * (so on the same wheel) 3 ticks after them has fired and been read.
+ * Return: 0, or -1 if the sentinel never came.
+ */
+static int all_fired(int fd, int n, __u64 *h, const struct callout_info *info)
+{
+	struct pollfd p = { .events = POLLIN };
+	struct callout_event ev;
+	__u64 t = 5 * info->tick_ns;
+	int i, ret = -1;
+
+	p.fd = open(CALLOUT_DEV, O_RDWR | O_CLOEXEC);
+	if (p.fd < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (set_callout(fd, t, i ? 0 : 1000 * MS, i, &h[i]))
+			goto out;
+	if (set_callout(p.fd, t + 3 * info->tick_ns, 0, 0, NULL) == 0 &&
+	    poll(&p, 1, 5000) == 1 && read(p.fd, &ev, sizeof(ev)) == sizeof(ev))
+		ret = 0;
+out:
+	close(p.fd);
+	return ret;
+}
+
+/*
+ * A read() whose buffer faults after some records returns those, and keeps
+ * the ones it made but could not copy, in order, for the next read(), which
+ * returns them alone, as many as fit each time: nothing is lost and nothing
+ * comes twice.
+ */
+TEST_F(dev, read_fault_keeps_the_rest)
+{
+	enum { N = 4 };
+	struct callout_event ev[N], more[8], *win;
+	long page = getpagesize();
+	int seen[N] = { 0 }, i, j, got = 0;
+	__u64 h[N];
+	ssize_t n;
+	char *map;
+
+	if (setup_skipped(_metadata))
+		return;
+	ASSERT_EQ(0, pin(sched_getcpu()));
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, mprotect(map + page, page, PROT_NONE));
+	/* Room for two records, then a page that faults. */
+	win = (struct callout_event *)(map + page) - 2;
+	ASSERT_EQ(0, all_fired(self->fd, N, h, &self->info));
+
+	n = read(self->fd, win, N * sizeof(*win));
+	ASSERT_EQ(2 * sizeof(*win), n) TH_LOG("read: %s", strerror(errno));
+	memcpy(ev, win, n);
+	got = 2;
+	/* The other two: one fits the first read, the last comes alone. */
+	ASSERT_EQ(sizeof(ev[0]), read(self->fd, &ev[2], sizeof(ev[0])));
+	ASSERT_EQ(sizeof(ev[0]), read(self->fd, more, sizeof(more)));
+	ev[3] = more[0];
+	got = 4;
+	for (i = 0; i < got; i++)
+		for (j = 0; j < N; j++)
+			if (ev[i].handle == h[j])
+				seen[j]++;
+	for (j = 0; j < N; j++) {
+		EXPECT_EQ(1, seen[j]) {
+			TH_LOG("callout %d: %d records", j, seen[j]);
+		}
+	}
+	EXPECT_EQ(0, unset_callout(self->fd, h[0]));
+	munmap(map, 2 * page);
+}
+
+/*
+ * A record kept from a faulted read() is not read once an UNSET of its
+ * callout has returned 0 (a periodic one, pending), and one of a one-shot
+ * that fired stays (its UNSET says ENOENT).
+ */
+TEST_F(dev, read_fault_then_unset)
+{
+	struct callout_event ev[4];
+	long page = getpagesize();
+	__u64 h[2];
+	char *nowhere;
+	int fl;
+
+	if (setup_skipped(_metadata))
+		return;
+	ASSERT_EQ(0, pin(sched_getcpu()));
+	nowhere = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	ASSERT_NE(MAP_FAILED, nowhere);
+	ASSERT_EQ(0, all_fired(self->fd, 2, h, &self->info));
+	EXPECT_EQ(-1, read(self->fd, nowhere, 2 * sizeof(ev[0])));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, unset_callout(self->fd, h[0]));
+	EXPECT_EQ(-ENOENT, unset_callout(self->fd, h[1]));
+	fl = fcntl(self->fd, F_GETFL);
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, fl | O_NONBLOCK));
+	ASSERT_EQ(sizeof(ev[0]), read(self->fd, ev, sizeof(ev)));
+	EXPECT_EQ(h[1], ev[0].handle);
+	EXPECT_EQ(-1, read(self->fd, ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+	munmap(nowhere, page);
+}
+
 TEST_F(dev, read_many_epoll)
 {
 	enum { N = 100 };
