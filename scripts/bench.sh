@@ -28,8 +28,10 @@
 # re-arm series also re-arming random ones of its N, and the deferral
 # through the mapped due-time table (callout_defer: a store, no system
 # call); lateness (the one-shots set one at a time, each deferred as it is
-# set, and through SUBMIT 64 at a time), idle cost and the cost of
-# periodic callouts nobody reads (callout-bench unread). Then, with callout.ko reloaded with each of
+# set, and through SUBMIT 64 at a time), idle cost, the cost of
+# periodic callouts nobody reads (callout-bench unread) and the memory a
+# pending SET, a TIMEOUT and an idle file hold, against an idle timerfd
+# (callout-bench bytes). Then, with callout.ko reloaded with each of
 # hashed, hierarchical and lawn, the burst stall (callout-bench stall: a
 # same-CPU SCHED_FIFO thread's longest gap while an unprivileged process's
 # N one-shots due at one moment expire and its file is closed unread), at
@@ -65,10 +67,11 @@ out=$(cd "$out" && pwd)
 
 if [ "$quick" = 1 ]; then
 	kns='10 100 1000' uns='10 1000' late_n=200 idle_s=1 unread_n=1000
-	stall_ns='5000 40000' oneslot_n=1000
+	stall_ns='5000 40000' oneslot_n=1000 bytes_n=100000
 else
 	kns='10 100 1000 10000 100000 1000000' uns='10 100 1000 10000 100000'
 	late_n=1000 idle_s=5 unread_n=32768 stall_ns='50000 400000' oneslot_n=1000000
+	bytes_n=1000000
 fi
 
 # The guest's part, `sh bench-guest.sh FIRST LAST` for repetitions FIRST to
@@ -78,7 +81,7 @@ guest=$out/bench-guest.sh
 cat >"$guest" <<EOF
 #!/bin/sh
 R=$repeat KNS='$kns' UNS='$uns' LATE_N=$late_n IDLE_S=$idle_s UNREAD_N=$unread_n
-STALL_NS='$stall_ns' ONESLOT_N=$oneslot_n
+STALL_NS='$stall_ns' ONESLOT_N=$oneslot_n BYTES_N=$bytes_n
 EOF
 cat >>"$guest" <<'EOF'
 B=/sys/kernel/debug/callout/bench
@@ -175,6 +178,8 @@ while [ $rep -le "$2" ]; do
 	u idle -s $IDLE_S
 	step "unread: $UNREAD_N periodic callouts of one tick nobody reads, $IDLE_S s"
 	u unread -n $UNREAD_N -s $IDLE_S
+	step "bytes: memory per pending SET ($BYTES_N), TIMEOUT, open file and open timerfd"
+	u bytes -n $BYTES_N
 	# Lawn keeps a queue per distinct timeout, and N one-shots due at one
 	# moment set over s seconds have one timeout per tick of them: its
 	# default 4096 queues (4 s of setting) refused a slow setting of
@@ -390,6 +395,11 @@ user_rearm=(callout_reset callout_submit_1 callout_submit_8 callout_submit_64
 	big=${uns##* }
 	printf 'Slab growth per pending /dev/callout callout at N=%s (slab only, not the pages of the handle table): %s bytes.\n' \
 		"$big" "$(med callout_set "$big" slab_bytes_per_callout)"
+	printf '\nMemory the kernel reports used (MemFree), callout-bench bytes: per pending SET at N=%s %s B,\n' \
+		"$bytes_n" "$(cell bytes "$bytes_n" per_set)"
+	printf 'per TIMEOUT %s B, per open file with no callout %s B, per open timerfd %s B.\n' \
+		"$(cell bytes "$bytes_n" per_timeout)" "$(cell bytes "$bytes_n" per_file)" \
+		"$(cell bytes "$bytes_n" timerfd_per_file)"
 
 	echo
 	echo "### The issue's targets"
@@ -444,6 +454,13 @@ user_rearm=(callout_reset callout_submit_1 callout_submit_8 callout_submit_64
 	f=$(med callout_unread "$unread_n" funcs)
 	target "unread: at most one func per periodic callout nobody reads ($unread_n): $f" \
 		"$(le "$f" "$unread_n" && echo 1 || echo 0)"
+	m=$(med bytes "$bytes_n" per_set)
+	target "bytes: a pending SET holds at most 152 B: $m" "$(le "$m" 152 && echo 1 || echo 0)"
+	m=$(med bytes "$bytes_n" per_timeout)
+	target "bytes: a TIMEOUT holds at most 128 B: $m" "$(le "$m" 128 && echo 1 || echo 0)"
+	m=$(med bytes "$bytes_n" per_file) t=$(med bytes "$bytes_n" timerfd_per_file)
+	target "bytes: an idle file at most 1 KiB more than an idle timerfd: $m against $t" \
+		"$(awk -v m="$m" -v t="$t" 'BEGIN { print (m != "-" && t != "-" && m <= t + 1024) }')"
 	i=$(med callout 0 none_hrtimer_per_s)
 	target "idle: 0 hrtimer expiries/s from callout with nothing pending: $i" "$(le "$i" 0 && echo 1 || echo 0)"
 

@@ -71,6 +71,15 @@
  *            softirq (/proc/stat), the funcs run (debugfs expired: at most
  *            one each, a periodic callout waiting for its reader) and the
  *            owner's CPU time
+ *   bytes    the memory the kernel reports used (MemFree, and the per-CPU
+ *            free lists of /proc/zoneinfo)
+ *            per pending SET, at N (default 1000; make bench: 1000000) of
+ *            them in one file (per_set: object, handle slot, due word);
+ *            per TIMEOUT, at N / 10 (per_timeout); per open /dev/callout
+ *            with no callout, at N / 100 files (per_file), and per open
+ *            timerfd, disarmed, the same way (timerfd_per_file): each the
+ *            drop in MemFree from before the first to after the last,
+ *            over the count (needs root for the files' rlimit)
  *   stall    the longest stall of a same-CPU real-time thread while N
  *            one-shots come due at one moment and their file is closed
  *            unread (needs root, to make that thread SCHED_FIFO and to drop
@@ -1557,6 +1566,101 @@ static void run_unread(void)
 }
 
 /*
+ * Free memory in bytes, once pending frees have settled (RCU callbacks):
+ * MemFree, and the pages on the per-CPU free lists (/proc/zoneinfo's
+ * pageset counts), which MemFree leaves out and allocations take first.
+ */
+static long long mem_free(void)
+{
+	long long pages, pages_sum = 0;
+	char line[256];
+	FILE *f;
+
+	usleep(200000);
+	f = fopen("/proc/zoneinfo", "r");
+	if (!f)
+		die("/proc/zoneinfo");
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " count: %lld", &pages) == 1)
+			pages_sum += pages;
+	fclose(f);
+	return meminfo_kb("MemFree") * 1024LL + pages_sum * sysconf(_SC_PAGESIZE);
+}
+
+/* The drop in MemFree per unit while @nr units are held: one figure */
+static double bytes_per(long long before, long long after, u64 nr)
+{
+	return nr ? (double)(before - after) / nr : 0;
+}
+
+/*
+ * Nothing is freed until every figure is taken: pages freed go to per-CPU
+ * lists MemFree does not count, and the next allocations take them from
+ * there unseen.
+ */
+static void run_bytes(void)
+{
+	u64 n_to = n / 10, n_files = n / 100 ? n / 100 : 1, i, j;
+	struct callout_op *ops = xcalloc(CALLOUT_SUBMIT_MAX, sizeof(*ops));
+	double per_set, per_to, per_file, per_tfd;
+	int *fds = xcalloc(2 * n_files, sizeof(*fds));
+	long long m0, m1;
+	int fd_to, fd_set;
+
+	raise_limit(RLIMIT_NOFILE, 2 * n_files + 64);
+	/* n / 100 files with nothing in them, then as many timerfds */
+	m0 = mem_free();
+	for (i = 0; i < n_files; i++)
+		fds[i] = open_dev();
+	m1 = mem_free();
+	per_file = bytes_per(m0, m1, n_files);
+	m0 = m1;
+	for (i = n_files; i < 2 * n_files; i++) {
+		fds[i] = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		if (fds[i] < 0)
+			die("timerfd_create");
+	}
+	m1 = mem_free();
+	per_tfd = bytes_per(m0, m1, n_files);
+
+	/* n / 10 TIMEOUTs, a million ticks ahead, in a file of their own */
+	fd_to = open_dev();
+	m0 = mem_free();
+	for (i = 0; i < n_to; i++) {
+		struct callout_timeout t = {
+			.func = 1, .arg = i, .ticks = 1000000 + i % 1000,
+		};
+
+		if (ioctl(fd_to, CALLOUT_IOC_TIMEOUT, &t))
+			die("CALLOUT_IOC_TIMEOUT");
+	}
+	m1 = mem_free();
+	per_to = bytes_per(m0, m1, n_to);
+
+	/* n SETs an hour ahead, in SUBMITs, in another */
+	fd_set = open_dev();
+	m0 = mem_free();
+	for (i = 0; i < n; i += j) {
+		for (j = 0; j < CALLOUT_SUBMIT_MAX && i + j < n; j++)
+			ops[j] = (struct callout_op){
+				.op = CALLOUT_OP_SET, .timeout = 3600 * NS,
+			};
+		submit(fd_set, ops, j);
+	}
+	m1 = mem_free();
+	per_set = bytes_per(m0, m1, n);
+
+	printf("test=bytes iface=bytes n=%llu timeouts=%llu files=%llu per_set=%.1f per_timeout=%.1f per_file=%.1f timerfd_per_file=%.1f\n",
+	       n, n_to, n_files, per_set, per_to, per_file, per_tfd);
+	close(fd_set);
+	close(fd_to);
+	for (i = 0; i < 2 * n_files; i++)
+		close(fds[i]);
+	free(fds);
+	free(ops);
+}
+
+/*
  * What the two processes of the stall test share. phase: 0 setting, 1
  * waiting for the callouts to expire, 2 closing, 3 done (the setter
  * writes it, the spinner reads it).
@@ -1756,7 +1860,7 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"Usage: callout-bench floor|set|reset|submit|timeout|timerfd|posix|iouring|\n"
-		"                     late|idle|unread|stall\n"
+		"                     late|idle|unread|bytes|stall\n"
 		"       [-n N] [-r REPS] [-b BATCH] [-t BUDGET_MS] [-s SECONDS] [-m MIN_MS]\n"
 		"       [-M MAX_MS]\n"
 		"One line of key=value results; the top of the source says what each is.\n");
@@ -1772,7 +1876,7 @@ int main(int argc, char **argv)
 		{ "floor", run_floor }, { "timeout", run_timeout },
 		{ "timerfd", run_timerfd }, { "posix", run_posix },
 		{ "late", run_late }, { "idle", run_idle },
-		{ "unread", run_unread },
+		{ "unread", run_unread }, { "bytes", run_bytes },
 		{ "defer", run_defer },
 		{ "stall", run_stall }, { "submit", run_submit },
 		{ "iouring", run_iouring },
