@@ -70,17 +70,22 @@ void callout_clock_exit(void);
 /**
  * struct uc_slot - an entry of a file's handle table
  * @uc:		the callout armed with this slot's handle, or NULL
+ * @next_free:	while free (UC_SLOT_FREE in @gen), the next free slot
  * @gen:	the high half of this slot's handle
- * @next_free:	while free, the index of the next free slot, or 0
- *
- * Slot i's handle is (@gen << 32 | i); its entry of the due-time table is
- * found by i too (uc_due_word()).
+ * @idx:	the low half: this slot's index, which finds its entry of the
+ *		due-time table too (uc_due_word())
  */
 struct uc_slot {
-	struct ucallout *uc;
+	union {
+		struct ucallout *uc;
+		struct uc_slot *next_free;
+	};
 	u32 gen;
-	u32 next_free;
+	u32 idx;
 };
+
+/* In uc_slot.gen while the slot is free: no handle's generation has it. */
+#define UC_SLOT_FREE	BIT(31)
 
 static_assert(sizeof(struct uc_slot) == 16);
 
@@ -119,7 +124,7 @@ struct uc_file {
 	GENRADIX(struct uc_slot)
 		slots;
 	u32 nr_slots;			/* slots 1 .. nr_slots - 1 exist, locked */
-	u32 free_slot;			/* first free slot, or 0, locked */
+	struct uc_slot *free_slot;	/* first free slot, locked */
 	struct xarray due_pages;	/* the due-time table's pages */
 	atomic_long_t nr_uc;		/* callouts charged, see uc_charge() */
 	struct llist_node *spares;	/* unused ucallouts by ->q, locked */
@@ -213,11 +218,15 @@ static inline u64 uc_due_entry(const struct ucallout *uc, u64 expires_ns)
 }
 
 /*
- * The due-time table's word of slot @idx, in a page allocated before
- * the slot was first given (uc_slot_alloc()) and kept until release().
+ * The due-time table's word of slot @idx, in a page allocated before the
+ * slot was first given (uc_slot_alloc()) and kept until release(); NULL
+ * while the file has not mapped its table, which then holds nothing but
+ * zeroes (the first mmap() writes the entries of what is armed).
  */
 static inline u64 *uc_due_word(struct uc_file *f, u32 idx)
 {
+	if (!IS_ENABLED(CONFIG_64BIT) || !READ_ONCE(f->mapped))
+		return NULL;
 	return (u64 *)page_address(xa_load(&f->due_pages,
 					   idx / UC_DUE_PER_PAGE)) +
 	       idx % UC_DUE_PER_PAGE;
@@ -241,11 +250,11 @@ static inline bool uc_due_mine(const struct ucallout *uc, u64 v)
 /* @uc's due-time entry into *@v, if it is its own; none read unless mapped */
 static inline bool uc_entry_mine(const struct ucallout *uc, u64 *v)
 {
-	struct uc_file *f = uc->file;
+	u64 *word = uc_due_word(uc->file, lower_32_bits(uc->handle));
 
-	if (!IS_ENABLED(CONFIG_64BIT) || !READ_ONCE(f->mapped))
+	if (!word)
 		return false;
-	*v = READ_ONCE(*uc_due_word(f, lower_32_bits(uc->handle)));
+	*v = READ_ONCE(*word);
 	return uc_due_mine(uc, *v);
 }
 
@@ -261,13 +270,14 @@ static inline void uc_enqueue(struct uc_file *f, struct uc_node *q)
 }
 
 /* dev_callout.c: SET, UNSET and RESET */
+void uc_due_fill(struct uc_file *f);
 int uc_callout_init(void);
 void uc_callout_exit(void);
 int uc_charge(struct uc_file *f);
 void uc_uncharge(struct uc_file *f, unsigned long n);
 int uc_refused(int err);
 int uc_check_times(u64 timeout_ns, u64 period_ns);
-struct ucallout *__uc_lookup(struct uc_file *f, u64 handle);
+struct uc_slot *__uc_lookup(struct uc_file *f, u64 handle);
 void __uc_unlink(struct uc_file *f, struct ucallout *uc);
 void __uc_done(struct uc_file *f, struct ucallout *uc);
 void uc_record(const struct ucallout *uc, struct callout_event *ev,
@@ -276,7 +286,7 @@ bool __uc_rearm(struct uc_file *f, struct ucallout *uc,
 		struct callout_event *ev, bool rec, u64 now);
 int __uc_set(struct uc_file *f, struct callout_op *op, u64 now,
 	     struct callout_batch *b);
-int __uc_cancel(struct uc_file *f, struct ucallout *uc,
+int __uc_cancel(struct uc_file *f, struct uc_slot *s,
 		struct callout_batch *b);
 int __uc_reset_handle(struct uc_file *f, u64 handle, u64 now,
 		      u64 timeout_ns, u64 period_ns, struct callout_batch *b);

@@ -110,34 +110,37 @@ void uc_uncharge(struct uc_file *f, unsigned long n)
 	percpu_counter_add_batch(&callout_user_total, -(s64)n, UC_TOTAL_BATCH);
 }
 
-/* The callout armed as @handle, or NULL; the file lock is held. */
-struct ucallout *__uc_lookup(struct uc_file *f, u64 handle)
+/*
+ * The slot of the callout armed as @handle, or NULL; the file lock is held.
+ * A free slot's generation has UC_SLOT_FREE, which no handle's has.
+ */
+struct uc_slot *__uc_lookup(struct uc_file *f, u64 handle)
 {
 	u32 idx = lower_32_bits(handle);
 	struct uc_slot *s;
 
 	lockdep_assert_held(&f->lock);
-	if (!idx || idx >= f->nr_slots)
+	if (!idx || idx >= f->nr_slots || upper_32_bits(handle) >= UC_GEN_END)
 		return NULL;
 	s = genradix_ptr(&f->slots, idx);
-	return s->gen == upper_32_bits(handle) ? s->uc : NULL;
+	return s->gen == upper_32_bits(handle) && s->uc ? s : NULL;
 }
 
 /*
- * Take a free slot for a new callout, its index into *@idx; the file lock
- * is held. Return: the slot; ERR_PTR(-EAGAIN) if slot *@idx and its page of
- * the due-time table must be allocated first; ERR_PTR(-ENOSPC) if every
- * index is used.
+ * Take a free slot for a new callout; the file lock is held.
+ * Return: the slot; ERR_PTR(-EAGAIN) if slot *@idx and its page of the
+ * due-time table must be allocated first; ERR_PTR(-ENOSPC) if every index
+ * is used.
  */
 static struct uc_slot *__uc_slot_take(struct uc_file *f, u32 *idx)
 {
-	struct uc_slot *s;
+	struct uc_slot *s = f->free_slot;
 
 	lockdep_assert_held(&f->lock);
-	if (f->free_slot) {
-		*idx = f->free_slot;
-		s = genradix_ptr(&f->slots, *idx);
+	if (s) {
 		f->free_slot = s->next_free;
+		s->gen &= ~UC_SLOT_FREE;
+		s->uc = NULL;
 		return s;
 	}
 	if (f->nr_slots == U32_MAX)
@@ -146,7 +149,7 @@ static struct uc_slot *__uc_slot_take(struct uc_file *f, u32 *idx)
 	s = genradix_ptr(&f->slots, *idx);
 	if (!s || !xa_load(&f->due_pages, *idx / UC_DUE_PER_PAGE))
 		return ERR_PTR(-EAGAIN);
-	f->nr_slots++;
+	s->idx = f->nr_slots++;
 	return s;
 }
 
@@ -181,21 +184,25 @@ static int uc_slot_alloc(struct uc_file *f, u32 idx)
 }
 
 /*
- * Free slot @idx: its next handle is one never given, and its due-time
- * entry reads 0 until then. The file lock is held.
+ * Free slot @s: its next handle is one never given, and its due-time entry
+ * reads 0 until then. The file lock is held.
  */
-static void __uc_slot_free(struct uc_file *f, u32 idx)
+static void __uc_slot_free(struct uc_file *f, struct uc_slot *s)
 {
-	struct uc_slot *s = genradix_ptr(&f->slots, idx);
+	u64 *word = uc_due_word(f, s->idx);
 
 	lockdep_assert_held(&f->lock);
+	if (word)
+		WRITE_ONCE(*word, 0);
+	/* Retired once all its handles are spent: free, on no list. */
 	s->uc = NULL;
-	WRITE_ONCE(*uc_due_word(f, idx), 0);
-	if (s->gen == UC_GEN_END - 1)
-		return;		/* retired: all its handles are spent */
-	s->gen++;
+	if (s->gen == UC_GEN_END - 1) {
+		s->gen |= UC_SLOT_FREE;
+		return;
+	}
+	s->gen = (s->gen + 1) | UC_SLOT_FREE;
 	s->next_free = f->free_slot;
-	f->free_slot = idx;
+	f->free_slot = s;
 }
 
 /* Say why a SET or TIMEOUT was refused, rate-limited. Return: @err. */
@@ -213,7 +220,7 @@ int uc_refused(int err)
  * one. The file lock is held, and dropped and taken again to allocate
  * (batch @b ended first; as in every __ helper that takes one).
  */
-static struct ucallout *__uc_get(struct uc_file *f,
+static struct ucallout *__uc_get(struct uc_file *f, struct uc_slot **sp,
 				 struct callout_batch *b)
 	__must_hold(&f->lock)
 {
@@ -249,7 +256,7 @@ static struct ucallout *__uc_get(struct uc_file *f,
 		spin_lock_bh(&f->lock);
 		if (!uc) {
 			callout_alloc_failed(CALLOUT_ALLOC_CALLOUT);
-			__uc_slot_free(f, idx);
+			__uc_slot_free(f, s);
 			err = -ENOMEM;
 			goto uncharge;
 		}
@@ -259,23 +266,24 @@ static struct ucallout *__uc_get(struct uc_file *f,
 	/* Its due-time entry may put it back: the tick asks uc_defer_ops. */
 	uc->c.entry.flags |= CALLOUT_DEFER;
 	uc->file = f;
-	uc->handle = (u64)s->gen << 32 | idx;
+	uc->handle = (u64)s->gen << 32 | s->idx;
 	uc->cookie = 0;
 	uc->fired_ns = 0;
 	atomic_set(&uc->q.state, 0);
 	atomic_set(&uc->q.count, 0);
+	*sp = s;
 	return uc;
 uncharge:
 	uc_uncharge(f, 1);
 	return ERR_PTR(uc_refused(err));
 }
 
-static struct ucallout *uc_get(struct uc_file *f)
+static struct ucallout *uc_get(struct uc_file *f, struct uc_slot **sp)
 {
 	struct ucallout *uc;
 
 	spin_lock_bh(&f->lock);
-	uc = __uc_get(f, NULL);
+	uc = __uc_get(f, sp, NULL);
 	spin_unlock_bh(&f->lock);
 	return uc;
 }
@@ -297,11 +305,12 @@ static void __uc_put(struct uc_file *f, struct ucallout *uc)
 	}
 }
 
-/* Give back @uc of uc_get() and the slot reserved for it, never armed. */
-static void uc_abort(struct uc_file *f, struct ucallout *uc)
+/* Give back @uc of uc_get() and its slot @s, never armed. */
+static void uc_abort(struct uc_file *f, struct uc_slot *s,
+		     struct ucallout *uc)
 {
 	spin_lock_bh(&f->lock);
-	__uc_slot_free(f, lower_32_bits(uc->handle));
+	__uc_slot_free(f, s);
 	__uc_put(f, uc);
 	spin_unlock_bh(&f->lock);
 }
@@ -312,7 +321,7 @@ void __uc_unlink(struct uc_file *f, struct ucallout *uc)
 	lockdep_assert_held(&f->lock);
 	if (!(atomic_read(&uc->q.state) & UC_LINKED))
 		return;
-	__uc_slot_free(f, lower_32_bits(uc->handle));
+	__uc_slot_free(f, genradix_ptr(&f->slots, lower_32_bits(uc->handle)));
 	atomic_andnot(UC_LINKED, &uc->q.state);
 }
 
@@ -441,7 +450,7 @@ bool __uc_rearm(struct uc_file *f, struct ucallout *uc,
 	 */
 	if (!(atomic_fetch_andnot(UC_REARM, &uc->q.state) & UC_LINKED))
 		return rec;
-	v = READ_ONCE(*word);
+	v = word ? READ_ONCE(*word) : 0;
 	mine = uc_due_mine(uc, v);
 	if (mine && (v & CALLOUT_DUE_CANCEL)) {
 		atomic_or(UC_ENDED, &uc->q.state);
@@ -466,7 +475,8 @@ bool __uc_rearm(struct uc_file *f, struct ucallout *uc,
 		next = tick * callout_tick_ns_param;
 	uc->due_ns = next;
 	/* Before the arming, whose expiry reads it; unless the user stored since. */
-	cmpxchg64(word, v, uc_due_entry(uc, next));
+	if (word)
+		cmpxchg64(word, v, uc_due_entry(uc, next));
 	ret = callout_requeue(&uc->c, now, next);
 	/* Nothing else arms it while UC_REARM is set: -EALREADY is a bug. */
 	if (ret && !WARN_ON_ONCE(ret == -EALREADY)) {
@@ -480,37 +490,50 @@ bool __uc_rearm(struct uc_file *f, struct ucallout *uc,
 }
 
 /*
- * Cancel @uc, which is in the table; the file lock is held, and dropped
+ * Cancel the callout of slot @s; the file lock is held, and dropped
  * and taken again if its func runs now. Its handle is gone at once.
  * Return: 0 if its arming is cancelled (no event of it will be read), or
  * -ENOENT if that arming had ended by itself first (a one-shot that fired,
  * whose event stands).
  */
-int __uc_cancel(struct uc_file *f, struct ucallout *uc,
+int __uc_cancel(struct uc_file *f, struct uc_slot *s,
 		struct callout_batch *b)
 	__must_hold(&f->lock)
 {
+	struct ucallout *uc = s->uc;
+	u32 state;
 	int ret = 0;
 
 	lockdep_assert_held(&f->lock);
-	__uc_unlink(f, uc);
-	atomic_add(UC_BUSY_ONE, &uc->q.state);
 	if (callout_batch_try_unset(b, &uc->c) == -EBUSY) {
+		/* Out of the table before the lock is dropped: its handle is gone. */
+		__uc_unlink(f, uc);
+		atomic_add(UC_BUSY_ONE, &uc->q.state);
 		callout_batch_end(b);
 		spin_unlock_bh(&f->lock);
 		callout_unset_sync(&uc->c);
 		spin_lock_bh(&f->lock);
+		atomic_sub(UC_BUSY_ONE, &uc->q.state);
 	}
-	atomic_sub(UC_BUSY_ONE, &uc->q.state);
-	/* Its func is done with: UC_ENDED cannot change any more. */
-	if (atomic_read(&uc->q.state) & UC_ENDED) {
+	/*
+	 * Not pending, its func done with: nothing but this lock's holders
+	 * changes its state now, so one store does it, and UC_ENDED cannot
+	 * change any more.
+	 */
+	state = atomic_read(&uc->q.state);
+	if (state & UC_ENDED) {
 		ret = -ENOENT;
 	} else {
 		/* An event still queued is stale; one waiting is not re-armed. */
 		atomic_set(&uc->q.count, 0);
-		atomic_andnot(UC_REARM, &uc->q.state);
+		state &= ~UC_REARM;
 		__uc_unstash(f, uc->handle);
 	}
+	if (state & UC_LINKED) {
+		__uc_slot_free(f, s);
+		state &= ~UC_LINKED;
+	}
+	atomic_set(&uc->q.state, state);
 	__uc_done(f, uc);
 	return ret;
 }
@@ -527,31 +550,34 @@ int uc_check_times(u64 timeout_ns, u64 period_ns)
 }
 
 /*
- * Arm @uc of __uc_get() with its first arming, due at @expires_ns and
+ * Arm @uc of __uc_get(), its slot @s, with its first arming, due at @expires_ns and
  * computed from the clock read @now_ns, and enter it in the table under
  * its handle. The file lock is held.
  * Return: 0, or -errno with @uc out of the table again, for the caller to
  * put. On success @uc may fire, be read and be freed as soon as the lock
  * is dropped: the caller must not touch it again.
  */
-static int __uc_arm_new(struct uc_file *f, struct ucallout *uc,
-			u64 now_ns, u64 expires_ns, u64 period_ns,
-			struct callout_batch *b)
+static int __uc_arm_new(struct uc_file *f, struct uc_slot *s,
+			struct ucallout *uc, u64 now_ns, u64 expires_ns,
+			u64 period_ns, struct callout_batch *b)
 {
-	u32 idx = lower_32_bits(uc->handle);
+	u64 *word = uc_due_word(f, s->idx);
 	int ret;
 
 	lockdep_assert_held(&f->lock);
 	uc->due_ns = expires_ns;
 	uc->period_ns = period_ns;
-	genradix_ptr(&f->slots, idx)->uc = uc;
-	atomic_or(UC_LINKED, &uc->q.state);
+	s->uc = uc;
+	/* Not armed yet: no one else looks at its state. */
+	atomic_set(&uc->q.state, UC_LINKED);
 	/* Before the arming: its expiry reads it. */
-	WRITE_ONCE(*uc_due_word(f, idx), uc_due_entry(uc, expires_ns));
+	if (word)
+		WRITE_ONCE(*word, uc_due_entry(uc, expires_ns));
 	ret = callout_batch_set_from(b, &uc->c, now_ns, expires_ns, uc_fire,
 				     uc);
 	if (ret < 0) {
-		__uc_unlink(f, uc);
+		__uc_slot_free(f, s);
+		atomic_set(&uc->q.state, 0);
 		return ret;
 	}
 	return 0;
@@ -561,6 +587,7 @@ int uc_ioc_set(struct uc_file *f, struct callout_set __user *argp)
 {
 	struct callout_set req;
 	struct ucallout *uc;
+	struct uc_slot *s;
 	u64 now;
 	int ret;
 
@@ -569,7 +596,7 @@ int uc_ioc_set(struct uc_file *f, struct callout_set __user *argp)
 	ret = uc_check_times(req.timeout_ns, req.period_ns);
 	if (ret)
 		return ret;
-	uc = uc_get(f);
+	uc = uc_get(f, &s);
 	if (IS_ERR(uc))
 		return PTR_ERR(uc);
 	uc->cookie = req.cookie;
@@ -579,12 +606,12 @@ int uc_ioc_set(struct uc_file *f, struct callout_set __user *argp)
 	 * the caller never learnt.
 	 */
 	if (put_user(uc->handle, &argp->handle)) {
-		uc_abort(f, uc);
+		uc_abort(f, s, uc);
 		return -EFAULT;
 	}
 	now = callout_now_ns();
 	spin_lock_bh(&f->lock);
-	ret = __uc_arm_new(f, uc, now, now + req.timeout_ns, req.period_ns,
+	ret = __uc_arm_new(f, s, uc, now, now + req.timeout_ns, req.period_ns,
 			   NULL);
 	if (ret)
 		__uc_put(f, uc);
@@ -594,16 +621,16 @@ int uc_ioc_set(struct uc_file *f, struct callout_set __user *argp)
 
 int uc_ioc_unset(struct uc_file *f, u64 __user *argp)
 {
-	struct ucallout *uc;
+	struct uc_slot *s;
 	u64 handle;
 	int ret = -ENOENT;
 
 	if (get_user(handle, argp))
 		return -EFAULT;
 	spin_lock_bh(&f->lock);
-	uc = __uc_lookup(f, handle);
-	if (uc)
-		ret = __uc_cancel(f, uc, NULL);
+	s = __uc_lookup(f, handle);
+	if (s)
+		ret = __uc_cancel(f, s, NULL);
 	spin_unlock_bh(&f->lock);
 	return ret;
 }
@@ -626,12 +653,16 @@ static void uc_commit(struct callout *c, const struct callout_commit *cm)
 {
 	const struct uc_commit *r = container_of(cm, struct uc_commit, cm);
 	struct ucallout *uc = container_of(c, struct ucallout, c);
+	u32 state = atomic_read(&uc->q.state);
 
 	uc->due_ns = r->due_ns;
 	uc->period_ns = r->period_ns;
 	atomic_set(&uc->q.count, 0);
-	atomic_andnot(UC_REARM, &uc->q.state);
-	WRITE_ONCE(*r->word, uc_due_entry(uc, r->due_ns));
+	/* Its func does not run, and the readers wait for the file lock. */
+	if (state & UC_REARM)
+		atomic_set(&uc->q.state, state & ~UC_REARM);
+	if (r->word)
+		WRITE_ONCE(*r->word, uc_due_entry(uc, r->due_ns));
 }
 
 /*
@@ -697,14 +728,16 @@ int __uc_reset_handle(struct uc_file *f, u64 handle, u64 now,
 			     struct callout_batch *b)
 	__must_hold(&f->lock)
 {
+	struct uc_slot *s;
 	struct ucallout *uc;
 	int ret;
 
 	lockdep_assert_held(&f->lock);
 	this_cpu_inc(callout_op_counts.reset);
-	uc = __uc_lookup(f, handle);
-	if (!uc)
+	s = __uc_lookup(f, handle);
+	if (!s)
 		return -ENOENT;
+	uc = s->uc;
 	ret = __uc_reset(f, uc, now, timeout_ns, period_ns, b);
 	/* A cancel may have come while it waited. */
 	__uc_done(f, uc);
@@ -736,20 +769,62 @@ int __uc_set(struct uc_file *f, struct callout_op *op, u64 now,
 	__must_hold(&f->lock)
 {
 	struct ucallout *uc;
+	struct uc_slot *s;
 	int ret;
 
 	lockdep_assert_held(&f->lock);
-	uc = __uc_get(f, b);
+	uc = __uc_get(f, &s, b);
 	if (IS_ERR(uc))
 		return PTR_ERR(uc);
 	uc->cookie = op->cookie;
-	ret = __uc_arm_new(f, uc, now, now + op->timeout, op->period_ns, b);
+	ret = __uc_arm_new(f, s, uc, now, now + op->timeout, op->period_ns, b);
 	if (ret) {
 		__uc_put(f, uc);
 		return ret;
 	}
 	op->handle = uc->handle;
 	return 0;
+}
+
+/*
+ * The first mmap() of the due-time table: mark it mapped, then write the
+ * entry of every callout armed before, which SET and RESET skipped (a file
+ * that never maps its table pays for no entry), unless one is there
+ * already (a SET or RESET since the mark, or the user's own store). One
+ * file-lock section every UC_RESCHED slots.
+ */
+void uc_due_fill(struct uc_file *f)
+{
+	struct ucallout *uc;
+	struct uc_slot *s;
+	u64 *word, due;
+	u32 idx;
+
+	spin_lock_bh(&f->lock);
+	if (f->mapped || !IS_ENABLED(CONFIG_64BIT)) {
+		spin_unlock_bh(&f->lock);
+		return;
+	}
+	WRITE_ONCE(f->mapped, true);
+	for (idx = 1; idx < f->nr_slots; idx++) {
+		s = genradix_ptr(&f->slots, idx);
+		uc = s->gen & UC_SLOT_FREE ? NULL : s->uc;
+		word = uc_due_word(f, idx);
+		/*
+		 * A pending callout's due time may move on meanwhile (the tick
+		 * defers it): an entry of an earlier tick than its due time
+		 * is one the tick ignores.
+		 */
+		due = uc ? data_race(uc->due_ns) : 0;
+		if (uc)
+			cmpxchg64(word, 0, uc_due_entry(uc, due));
+		if (!(idx % UC_RESCHED)) {
+			spin_unlock_bh(&f->lock);
+			cond_resched();
+			spin_lock_bh(&f->lock);
+		}
+	}
+	spin_unlock_bh(&f->lock);
 }
 
 /*
@@ -765,8 +840,8 @@ void uc_cancel_all(struct uc_file *f)
 	for (idx = 1; idx < f->nr_slots; idx++) {
 		s = genradix_ptr(&f->slots, idx);
 		spin_lock_bh(&f->lock);
-		if (s->uc)
-			__uc_cancel(f, s->uc, NULL);
+		if (s->uc && !(s->gen & UC_SLOT_FREE))
+			__uc_cancel(f, s, NULL);
 		spin_unlock_bh(&f->lock);
 		if (!(idx % UC_RESCHED))
 			cond_resched();

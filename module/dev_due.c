@@ -10,7 +10,9 @@
  * range, freed at close), which mmap() maps: shared only, a page the file
  * has not used yet faulting SIGBUS. A SET and a RESET write there, before
  * they arm, the handle's generation and the due tick; a freed slot's entry
- * reads 0. The program may store a later tick, or the cancel mark
+ * reads 0. A file that never maps its table pays for none of it: until the
+ * first mmap() the entries stay 0, and that mmap() writes those of the
+ * callouts armed then (uc_due_fill()). The program may store a later tick, or the cancel mark
  * (include/uapi/linux/callout.h gives the layout). The tick reads the
  * entry once an expiry, once the file has mapped its table, with
  * READ_ONCE() through the kernel's own mapping of the page (no fault, no
@@ -178,8 +180,8 @@ int ucdev_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &uc_due_vm_ops;
-	/* From now on the tick reads the entries (uc_due_tick()). */
-	WRITE_ONCE(f->mapped, true);
+	/* From now on the entries are written, and the tick reads them. */
+	uc_due_fill(f);
 	return 0;
 }
 

@@ -233,6 +233,8 @@ void __uc_unstash(struct uc_file *f, u64 handle)
 	unsigned int i, j = 0;
 
 	lockdep_assert_held(&f->lock);
+	if (likely(!f->nr_stash))
+		return;
 	for (i = 0; i < f->nr_stash; i++)
 		if (f->stash[i].handle != handle ||
 		    (f->stash[i].flags & CALLOUT_EV_TIMEOUT))

@@ -66,7 +66,7 @@ static void __uc_submit_one(struct uc_file *f, struct callout_op *op,
 			    u64 now, struct callout_batch *b)
 	__must_hold(&f->lock)
 {
-	struct ucallout *uc;
+	struct uc_slot *s;
 
 	lockdep_assert_held(&f->lock);
 	if (op->op == CALLOUT_OP_SET)
@@ -79,8 +79,8 @@ static void __uc_submit_one(struct uc_file *f, struct callout_op *op,
 		op->result = __uc_set(f, op, now, b);
 		break;
 	case CALLOUT_OP_UNSET:
-		uc = __uc_lookup(f, op->handle);
-		op->result = uc ? __uc_cancel(f, uc, b) : -ENOENT;
+		s = __uc_lookup(f, op->handle);
+		op->result = s ? __uc_cancel(f, s, b) : -ENOENT;
 		break;
 	case CALLOUT_OP_RESET:
 		op->result = __uc_reset_handle(f, op->handle, now, op->timeout,
