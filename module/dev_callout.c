@@ -638,7 +638,6 @@ int uc_ioc_unset(struct uc_file *f, u64 __user *argp)
 /* A RESET's new arming, which the core commits (uc_commit()) */
 struct uc_commit {
 	struct callout_commit cm;
-	u64 *word;
 	u64 due_ns;
 	u64 period_ns;
 };
@@ -653,6 +652,7 @@ static void uc_commit(struct callout *c, const struct callout_commit *cm)
 {
 	const struct uc_commit *r = container_of(cm, struct uc_commit, cm);
 	struct ucallout *uc = container_of(c, struct ucallout, c);
+	u64 *word = uc_due_word(uc->file, lower_32_bits(uc->handle));
 	u32 state = atomic_read(&uc->q.state);
 
 	uc->due_ns = r->due_ns;
@@ -661,8 +661,8 @@ static void uc_commit(struct callout *c, const struct callout_commit *cm)
 	/* Its func does not run, and the readers wait for the file lock. */
 	if (state & UC_REARM)
 		atomic_set(&uc->q.state, state & ~UC_REARM);
-	if (r->word)
-		WRITE_ONCE(*r->word, uc_due_entry(uc, r->due_ns));
+	if (word)
+		WRITE_ONCE(*word, uc_due_entry(uc, r->due_ns));
 }
 
 /*
@@ -682,7 +682,6 @@ static int __uc_reset(struct uc_file *f, struct ucallout *uc, u64 now,
 {
 	struct uc_commit r = {
 		.cm.commit = uc_commit,
-		.word = uc_due_word(f, lower_32_bits(uc->handle)),
 		.due_ns = now + timeout_ns,
 		.period_ns = period_ns,
 	};
@@ -787,11 +786,13 @@ int __uc_set(struct uc_file *f, struct callout_op *op, u64 now,
 }
 
 /*
- * The first mmap() of the due-time table: mark it mapped, then write the
- * entry of every callout armed before, which SET and RESET skipped (a file
- * that never maps its table pays for no entry), unless one is there
- * already (a SET or RESET since the mark, or the user's own store). One
- * file-lock section every UC_RESCHED slots.
+ * An mmap() of the due-time table: mark it mapped, then write the entry of
+ * every callout armed before the first, which SET and RESET skipped (a
+ * file that never maps its table pays for no entry), unless one is there
+ * already (a SET or RESET since the mark, or the user's own store). Every
+ * mmap() walks, so none returns before the entries are there (another
+ * process's may still be walking). One file-lock section every UC_RESCHED
+ * slots.
  */
 void uc_due_fill(struct uc_file *f)
 {
@@ -800,11 +801,9 @@ void uc_due_fill(struct uc_file *f)
 	u64 *word, due;
 	u32 idx;
 
-	spin_lock_bh(&f->lock);
-	if (f->mapped || !IS_ENABLED(CONFIG_64BIT)) {
-		spin_unlock_bh(&f->lock);
+	if (!IS_ENABLED(CONFIG_64BIT))
 		return;
-	}
+	spin_lock_bh(&f->lock);
 	WRITE_ONCE(f->mapped, true);
 	for (idx = 1; idx < f->nr_slots; idx++) {
 		s = genradix_ptr(&f->slots, idx);

@@ -11,8 +11,9 @@
  * has not used yet faulting SIGBUS. A SET and a RESET write there, before
  * they arm, the handle's generation and the due tick; a freed slot's entry
  * reads 0. A file that never maps its table pays for none of it: until the
- * first mmap() the entries stay 0, and that mmap() writes those of the
- * callouts armed then (uc_due_fill()). The program may store a later tick, or the cancel mark
+ * first mmap() the entries stay 0, and each mmap() writes those of the
+ * callouts armed before the first that are still 0 (uc_due_fill()). The
+ * program may store a later tick, or the cancel mark
  * (include/uapi/linux/callout.h gives the layout). The tick reads the
  * entry once an expiry, once the file has mapped its table, with
  * READ_ONCE() through the kernel's own mapping of the page (no fault, no
